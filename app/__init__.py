@@ -1,0 +1,1 @@
+"""The jobs-tui application, command-line entry points and agent adapters."""

@@ -1,0 +1,54 @@
+"""jobs-tui's engine: jobs under per-job supervisors, a shared registry, the tool vocabularies.
+
+Importing this package is cheap (the shim imports it): names load on first use.
+It never imports Textual or Rich.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import Config, ConfigError
+    from .manager import JobError, JobManager, Refused, UnknownJob
+    from .model import JobEvent, JobRecord, JobStatus
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "JobError",
+    "JobEvent",
+    "JobManager",
+    "JobRecord",
+    "JobStatus",
+    "Refused",
+    "UnknownJob",
+    "job_tool_schema",
+]
+
+_LAZY = {
+    "Config": "config",
+    "ConfigError": "config",
+    "JobManager": "manager",
+    "JobError": "manager",
+    "Refused": "manager",
+    "UnknownJob": "manager",
+    "JobEvent": "model",
+    "JobRecord": "model",
+    "JobStatus": "model",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "job_tool_schema":
+        from .calls import json_schema
+
+        return json_schema
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jobs_tui.engine' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

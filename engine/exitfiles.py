@@ -1,0 +1,56 @@
+"""Reading what a shim left behind: `<id>.status` (exact exit status) and `<id>.end` (why)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .paths import RegistryPaths
+
+_STATUS = re.compile(rb"^-?\d{1,10}$")
+
+
+@dataclass(frozen=True)
+class ExitInfo:
+    exit_status: int
+    reason: str | None
+    signal: str | None
+    finished_at: int | None
+    last_line: str | None = None
+    log_bytes: int | None = None
+
+
+def _read_small(path: Path | None, limit: int) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(limit + 1)
+    except OSError:
+        return None
+
+
+def read_exit(paths: RegistryPaths, job_id: str, status_path: str | None) -> ExitInfo | None:
+    """The recorded exit of a job, if its status file (inside the registry dir) says one."""
+    candidate = paths.inside(status_path) if status_path else paths.status(job_id)
+    raw = _read_small(candidate, 64)
+    if raw is None or len(raw) > 64 or not _STATUS.match(raw.strip()):
+        return None
+    status = int(raw.strip())
+    reason = signal = finished = line = size = None
+    end_raw = _read_small(paths.end(job_id), 4096)
+    if end_raw:
+        try:
+            end = json.loads(end_raw)
+        except ValueError:
+            end = {}
+        if isinstance(end, dict):
+            reason = end.get("reason") if isinstance(end.get("reason"), str) else None
+            signal = end.get("signal") if isinstance(end.get("signal"), str) else None
+            at = end.get("finishedAt")
+            finished = at if isinstance(at, int) and not isinstance(at, bool) else None
+            line = end.get("lastLine") if isinstance(end.get("lastLine"), str) else None
+            size = end.get("bytes") if isinstance(end.get("bytes"), int) else None
+    return ExitInfo(status, reason, signal, finished, line, size)

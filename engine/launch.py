@@ -1,0 +1,69 @@
+"""Starting a shim: spawn it detached, read its ready line, reap the short-lived parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from typing import Any
+
+SHIM_MODULE = "jobs_tui.engine.shim"
+ENV_SHIM_STDERR = "JOBS_TUI_SHIM_STDERR"  # a file for shim tracebacks, when debugging
+
+
+class LaunchError(RuntimeError):
+    """The shim could not start the job."""
+
+
+def launch(spec: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
+    """Blocking: returns the shim's ready message ({pid, startToken, shimPid, shimToken})."""
+    ready_r, ready_w = os.pipe()
+    args = [sys.executable, "-m", SHIM_MODULE, json.dumps({**spec, "readyFd": ready_w})]
+    err_path = os.environ.get(ENV_SHIM_STDERR)
+    stderr = open(err_path, "ab") if err_path else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            pass_fds=(ready_w,),
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        os.close(ready_r)
+        os.close(ready_w)
+        raise LaunchError(f"could not start the job supervisor: {exc}") from exc
+    finally:
+        if err_path:
+            stderr.close()
+    os.close(ready_w)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LaunchError("the job supervisor did not report ready in time")
+            readable, _, _ = select.select([ready_r], [], [], left)
+            if not readable:
+                continue
+            chunk = os.read(ready_r, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(ready_r)
+        proc.wait()
+    raw = b"".join(chunks)
+    try:
+        ready = json.loads(raw)
+    except ValueError as exc:
+        raise LaunchError(f"the job supervisor failed to start (exit {proc.returncode})") from exc
+    if "error" in ready:
+        raise LaunchError(f"the job supervisor could not start the command: {ready['error']}")
+    return ready

@@ -1,0 +1,323 @@
+"""One rotating log per job: the writer the shim runs, and bounded readers for everyone else.
+
+The writer never parses what it writes. `<id>.log.1` followed by `<id>.log` is always
+a contiguous suffix of the job's output; readers open the pair so that a rotation
+in the middle of a read is detected and retried, never shown as a gap.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from dataclasses import dataclass
+
+MiB = 1024 * 1024
+LINE_CAP = MiB  # one log line is never loaded whole past this
+READ_BUDGET = 16 * MiB  # bytes one read may load at most
+_BLOCK = 64 * 1024
+_FILE_MODE = 0o600
+
+
+class LogMissing(FileNotFoundError):
+    """The job's log no longer exists (deleted by hand, or never written)."""
+
+
+class LogWriter:
+    """Append-only segment writer with rotation at `max_bytes` (0 = unbounded)."""
+
+    def __init__(self, live: str, previous: str, max_bytes: int) -> None:
+        self.live = live
+        self.previous = previous
+        self.max_bytes = max(0, int(max_bytes))
+        self.total = 0  # bytes accepted since the writer opened
+        self.rotations = 0
+        self._fd = self._open()
+        self.size = os.fstat(self._fd).st_size
+
+    def _open(self) -> int:
+        fd = os.open(self.live, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+        os.lseek(fd, 0, os.SEEK_END)
+        return fd
+
+    def _room(self) -> int:
+        if self.max_bytes == 0:
+            return 1 << 30
+        if self.size >= self.max_bytes:
+            self.rotate()
+        return self.max_bytes - self.size
+
+    def rotate(self) -> None:
+        os.close(self._fd)
+        os.replace(self.live, self.previous)
+        self._fd = self._open()
+        self.size = 0
+        self.rotations += 1
+
+    def write(self, data: bytes | memoryview) -> None:
+        view = memoryview(data)
+        while view:
+            room = self._room()
+            chunk = view[:room]
+            written = os.write(self._fd, chunk)
+            self.size += written
+            self.total += written
+            view = view[written:]
+
+    def splice_from(self, fd: int, limit: int = MiB) -> int:
+        """Move up to `limit` bytes from pipe `fd` into the log without copying them (Linux).
+
+        Returns 0 at end of input. Raises BlockingIOError when nothing is ready.
+        """
+        room = self._room()
+        moved = os.splice(fd, self._fd, min(room, limit))
+        self.size += moved
+        self.total += moved
+        return moved
+
+    def reopen_if_unlinked(self) -> bool:
+        """Start a fresh live segment if someone deleted ours; True if that happened."""
+        try:
+            if os.fstat(self._fd).st_nlink > 0 and os.path.exists(self.live):
+                return False
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = self._open()
+        self.size = os.fstat(self._fd).st_size
+        return True
+
+    def tail(self, size: int = 4096) -> bytes:
+        """The last `size` bytes written (across the rotation boundary)."""
+        pair = open_pair(self.live, self.previous)
+        try:
+            return pair.read(max(0, pair.size - size), pair.size)
+        finally:
+            pair.close()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+@dataclass
+class _Segment:
+    fd: int
+    size: int
+
+
+class SegmentPair:
+    """The previous and live segments opened together, addressed as one byte range."""
+
+    def __init__(self, previous: _Segment | None, live: _Segment | None) -> None:
+        self.previous = previous
+        self.live = live
+        self.previous_size = previous.size if previous else 0
+        self.size = self.previous_size + (live.size if live else 0)
+
+    def read(self, start: int, end: int) -> bytes:
+        parts: list[bytes] = []
+        if self.previous and start < self.previous_size:
+            stop = min(end, self.previous_size)
+            parts.append(os.pread(self.previous.fd, stop - start, start))
+        if self.live and end > self.previous_size:
+            begin = max(start, self.previous_size)
+            parts.append(
+                os.pread(self.live.fd, end - begin, begin - self.previous_size)
+            )
+        return b"".join(parts)
+
+    def close(self) -> None:
+        for segment in (self.previous, self.live):
+            if segment:
+                os.close(segment.fd)
+
+
+def _open_segment(path: str) -> _Segment | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    return _Segment(fd, os.fstat(fd).st_size)
+
+
+def _inode(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def open_pair(live: str, previous: str, attempts: int = 200) -> SegmentPair:
+    """Open `<id>.log.1` + `<id>.log` as a consistent pair, retrying across rotations.
+
+    The live segment is opened first; if it is still the live one after the previous
+    segment has been opened, no rotation came between the two opens.
+    """
+    for attempt in range(attempts):
+        live_seg = _open_segment(live)
+        prev_seg = _open_segment(previous)
+        if live_seg is None:
+            if prev_seg is not None:
+                os.close(prev_seg.fd)
+                time.sleep(0.0005 * (attempt + 1))  # a rotation between rename and reopen
+                continue
+            raise LogMissing(errno.ENOENT, "log file does not exist", live)
+        st = os.fstat(live_seg.fd)
+        if _inode(live) == (st.st_dev, st.st_ino):
+            live_seg.size = os.fstat(live_seg.fd).st_size
+            return SegmentPair(prev_seg, live_seg)
+        os.close(live_seg.fd)
+        if prev_seg:
+            os.close(prev_seg.fd)
+    if prev_seg_only := _open_segment(previous):
+        return SegmentPair(prev_seg_only, None)
+    raise LogMissing(errno.ENOENT, "log file does not exist", live)
+
+
+@dataclass
+class TailRead:
+    """A bounded slice of a log: raw bytes plus what was left out before it."""
+
+    data: bytes
+    start: int  # offset of `data` within the retained segments
+    size: int  # bytes in the retained segments
+    earlier_lines: int | None  # lines before `data`, when counting them was cheap
+    clipped: bool  # a line longer than LINE_CAP was cut to its last LINE_CAP bytes
+    rotated: bool  # an earlier segment existed (output before .log.1 is gone)
+
+    @property
+    def truncated(self) -> bool:
+        return self.start > 0 or self.clipped
+
+    @property
+    def earlier_bytes(self) -> int:
+        return self.start
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+    def lines(self) -> list[str]:
+        text = self.text()
+        if text.endswith("\n"):
+            text = text[:-1]
+        return text.split("\n") if text else []
+
+
+def read_tail(
+    live: str,
+    previous: str,
+    lines: int,
+    *,
+    line_cap: int = LINE_CAP,
+    budget: int = READ_BUDGET,
+    count_below: int = MiB,
+) -> TailRead:
+    """The last `lines` lines across both segments, reading backwards in blocks."""
+    pair = open_pair(live, previous)
+    try:
+        return _tail_of(pair, max(1, lines), line_cap, budget, count_below)
+    finally:
+        pair.close()
+
+
+def _tail_of(
+    pair: SegmentPair, lines: int, line_cap: int, budget: int, count_below: int
+) -> TailRead:
+    end = pair.size
+    if end == 0:
+        return TailRead(b"", 0, 0, 0, False, pair.previous is not None)
+    last = pair.read(end - 1, end)
+    scan_end = end - 1 if last == b"\n" else end  # a final newline ends the last line
+    blocks: list[bytes] = []
+    pos = scan_end
+    line_end = scan_end
+    found = 0
+    start = 0
+    clipped = False
+    while pos > 0:
+        block_start = max(0, pos - _BLOCK)
+        block = pair.read(block_start, pos)
+        cut = len(block)
+        while True:
+            nl = block.rfind(b"\n", 0, cut)
+            if nl < 0:
+                break
+            found += 1
+            line_end = block_start + nl
+            cut = nl
+            if found >= lines:
+                break
+        if found >= lines:
+            start = line_end + 1
+            break
+        if line_end - block_start > line_cap or end - block_start > budget:
+            start = max(block_start, line_end - line_cap, end - budget)
+            clipped = line_end - block_start > line_cap
+            break
+        blocks.append(block)
+        pos = block_start
+    data = pair.read(start, end)
+    earlier: int | None = None
+    if start == 0:
+        earlier = 0
+    elif start <= count_below:
+        earlier = pair.read(0, start).count(b"\n")
+    return TailRead(data, start, end, earlier, clipped, pair.previous is not None)
+
+
+@dataclass
+class PageRead:
+    """Lines `offset`..`offset+len(lines)` of the retained log, and how many there are."""
+
+    lines: list[str]
+    offset: int
+    total_lines: int
+    clipped: bool
+    rotated: bool
+
+
+def read_page(
+    live: str,
+    previous: str,
+    offset: int,
+    limit: int | None,
+    *,
+    line_cap: int = LINE_CAP,
+    budget: int = READ_BUDGET,
+) -> PageRead:
+    """Line-based offset/limit paging from the start of the retained log."""
+    pair = open_pair(live, previous)
+    try:
+        out: list[bytes] = []
+        clipped = False
+        loaded = 0
+        index = 0
+        carry = b""
+        pos = 0
+        while pos < pair.size:
+            block = pair.read(pos, min(pair.size, pos + _BLOCK))
+            pos += len(block)
+            pieces = block.split(b"\n")
+            pieces[0] = carry + pieces[0]
+            carry = pieces.pop()
+            if len(carry) > line_cap:
+                carry = carry[-line_cap:]
+                clipped = True
+            for piece in pieces:
+                if index >= offset and (limit is None or len(out) < limit) and loaded < budget:
+                    if len(piece) > line_cap:
+                        piece, clipped = piece[-line_cap:], True
+                    out.append(piece)
+                    loaded += len(piece)
+                index += 1
+        if carry:
+            if index >= offset and (limit is None or len(out) < limit) and loaded < budget:
+                out.append(carry)
+            index += 1
+        text = [piece.decode("utf-8", "replace") for piece in out]
+        return PageRead(text, offset, index, clipped, pair.previous is not None)
+    finally:
+        pair.close()

@@ -1,0 +1,572 @@
+"""`JobManager`: the job table of one session, its shims, the one settle path, waiters, events."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import procs, reservations, sessions
+from .calls import CallError, JobCall, validate
+from .config import Config, resolve_registry_dir
+from .exitfiles import ExitInfo, read_exit
+from .launch import LaunchError, launch
+from .link import LinkClosed, ShimLink
+from .logs import LogMissing, TailRead, read_page, read_tail
+from .model import EndReason, JobEvent, JobRecord, JobStatus, outcome
+from .paths import RegistryPaths, ensure_private_dir
+from .registry import Registry
+from .sanitize import sanitize_line, sanitize_log
+
+Subscriber = Callable[[JobEvent], None]
+WINDOWS = sys.platform == "win32"
+DETACH_REFUSAL = (
+    "detached jobs are not supported on Windows: start it with detached=false, "
+    "run the session under WSL, or hand the work to a subagent"
+)
+
+
+class JobError(Exception):
+    """A request the manager refuses; `field` names the offending call field, if any."""
+
+    code = "error"
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class UnknownJob(JobError):
+    code = "unknown-id"
+
+
+class Refused(JobError):
+    code = "refused"
+
+
+@dataclass
+class KillResult:
+    job: JobRecord
+    signalled: bool
+    signal: str
+    leftovers: int = 0
+    adopted: bool = False
+    error: str | None = None
+
+
+@dataclass
+class LogsResult:
+    job: JobRecord
+    text: str
+    lines: list[str]
+    truncated: bool
+    earlier_bytes: int
+    earlier_lines: int | None
+    log_file: str
+    total_lines: int | None = None
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class JobManager:
+    """Start, follow, feed, wait for, kill and clear jobs; see the README for the API."""
+
+    def __init__(
+        self,
+        cwd: str | os.PathLike[str] = ".",
+        registry_dir: str | os.PathLike[str] | None = None,
+        config: Config | None = None,
+        session_id: str | None = None,
+        *,
+        persistent: bool = False,
+        registry_dir_flag: str | None = None,
+    ) -> None:
+        self.cwd = os.path.abspath(os.fspath(cwd))
+        self.config = config if config is not None else Config.load()
+        self.dir = resolve_registry_dir(self.cwd, registry_dir, self.config, registry_dir_flag)
+        self.paths = RegistryPaths(self.dir)
+        self.session_id = session_id or f"jt-{secrets.token_hex(8)}"
+        self.persistent = persistent
+        self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
+        self.problems: list[str] = list(self.config.warnings)
+        self._links: dict[str, ShimLink] = {}
+        self._finished: dict[str, asyncio.Event] = {}
+        self._subscribers: list[Subscriber] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._opened = False
+        self._closed = False
+        self._persist_pending = False
+
+    # -- lifecycle ---------------------------------------------------------------
+    async def __aenter__(self) -> JobManager:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        if self._opened:
+            return
+        ensure_private_dir(Path(self.dir))
+        self._opened = True
+        self.problems += self.registry.load(now_ms())
+        sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
+        for record in self.registry.own_running():
+            await self._attach(record)
+        self.registry.persist()
+        self._spawn(self._heartbeat())
+
+    async def close(self, kill_jobs: bool | None = None) -> None:
+        if self._closed or not self._opened:
+            return
+        self._closed = True
+        if kill_jobs is None:
+            kill_jobs = not self.persistent
+        if kill_jobs:
+            victims = [r.id for r in self.registry.own_running() if not r.detached]
+            await asyncio.gather(*(self._kill_quietly(job_id) for job_id in victims))
+        for task in list(self._tasks):
+            task.cancel()
+        for link in list(self._links.values()):
+            await link.close()
+        self._links.clear()
+        self.registry.persist()
+        sessions.remove_marker(self.paths, self.session_id)
+
+    async def _kill_quietly(self, job_id: str) -> None:
+        with contextlib.suppress(JobError, LinkClosed, TimeoutError):
+            await self.kill(job_id, "SIGTERM")
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _heartbeat(self) -> None:
+        interval = min(self.config.session_ttl_ms / 3, 5000) / 1000
+        while True:
+            await asyncio.sleep(interval)
+            sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
+            self.registry.persist_if_dirty()
+
+    # -- events ------------------------------------------------------------------
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback` with each JobEvent; returns the unsubscribe function."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _publish(self, kind: str, record: JobRecord) -> None:
+        event = JobEvent(
+            kind,
+            record.id,
+            record.label,
+            record.status.value,
+            record.exit_code,
+            record.signal,
+            record.last_line,
+            record.log_bytes,
+        )
+        for callback in list(self._subscribers):
+            with contextlib.suppress(Exception):
+                callback(event)
+
+    def _on_shim_event(self, job_id: str, message: dict[str, Any]) -> None:
+        record = self.registry.get(job_id)
+        if record is None:
+            return
+        self._apply_output(record, message)
+        if message.get("ev") == "exit":
+            self._settle_from_message(record, message)
+        elif message.get("ev") == "output":
+            self._publish("job-output", record)
+
+    def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
+        if isinstance(message.get("bytes"), int):
+            record.log_bytes = message["bytes"]
+        line = message.get("lastLine")
+        if isinstance(line, str) and line != record.last_line:
+            record.last_line = sanitize_line(line)
+            self.registry.mark_dirty()
+
+    def _on_link_closed(self, job_id: str) -> None:
+        self._links.pop(job_id, None)
+        record = self.registry.get(job_id)
+        if record is not None and record.running:
+            self._settle_gone(record)
+
+    # -- the one settle path -----------------------------------------------------
+    def _settle_from_message(self, record: JobRecord, message: dict[str, Any]) -> None:
+        info = ExitInfo(
+            message.get("exitStatus"),
+            message.get("reason"),
+            message.get("signal"),
+            message.get("finishedAt"),
+        )
+        self.settle(record, info)
+
+    def _apply_exit_info(self, record: JobRecord, info: ExitInfo) -> None:
+        if info.log_bytes is not None:
+            record.log_bytes = info.log_bytes
+        if info.last_line:
+            record.last_line = sanitize_line(info.last_line)
+
+    def _settle_gone(self, record: JobRecord) -> None:
+        """The shim is gone: settle from its files, else kill what is left and say so."""
+        info = read_exit(self.paths, record.id, record.status_path)
+        if info is None and procs.kill_group_checked(record.pid, record.start_token, 9):
+            info = ExitInfo(-9, "shim-gone", "SIGKILL", now_ms())
+        self.settle(record, info)
+
+    def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
+        """Every finish goes through here: record, disk, waiters, subscribers."""
+        if not record.running:
+            return
+        if info is None:
+            status, code, sig = JobStatus.UNKNOWN, None, None
+        else:
+            status, code, sig = outcome(
+                info.exit_status, info.reason, info.signal, procs.signal_name
+            )
+            record.exit_status = info.exit_status
+            self._apply_exit_info(record, info)
+            record.end_reason = info.reason or EndReason.EXIT.value
+        record.status, record.exit_code, record.signal = status, code, sig
+        record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms()
+        self.registry.prune()
+        self.registry.persist()
+        event = self._finished.pop(record.id, None)
+        if event:
+            event.set()
+        self._publish("job-finished", record)
+
+    # -- queries -----------------------------------------------------------------
+    def get(self, job_id: str) -> JobRecord:
+        record = self.registry.get(job_id)
+        if record is None:
+            self.registry.refresh_peers(now_ms())
+            record = self.registry.get(job_id)
+        if record is None:
+            raise UnknownJob(f"unknown job id {job_id!r}", "id")
+        return record
+
+    def is_own(self, record: JobRecord) -> bool:
+        return record.session_id == self.session_id
+
+    def jobs(self, include_peers: bool = True) -> list[JobRecord]:
+        """Running first (newest first), then finished (most recent first)."""
+        records = [r for r in self.registry.all() if include_peers or self.is_own(r)]
+        return sorted(records, key=lambda r: (not r.running, -r.ended_at(), -r.number))
+
+    async def list(self, all: bool = False) -> list[JobRecord]:
+        self.registry.refresh_peers(now_ms())
+        return [r for r in self.jobs() if all or self.is_own(r) or r.running]
+
+    async def status(self, job_id: str) -> JobRecord:
+        record = self.get(job_id)
+        self._mark_seen(record)
+        return record
+
+    def _mark_seen(self, record: JobRecord) -> None:
+        if not record.running and self.is_own(record) and not record.seen:
+            record.seen = True
+            self.registry.mark_dirty()
+
+    # -- start -------------------------------------------------------------------
+    async def start(
+        self,
+        command: str,
+        label: str | None = None,
+        stdin: bool = False,
+        timeout_ms: int | None = None,
+        wake: bool | None = None,
+        detached: bool | None = None,
+        cwd: str | None = None,
+    ) -> JobRecord:
+        call = {"action": "start", "command": command, "label": label, "stdin": stdin,
+                "timeoutMs": timeout_ms, "wake": wake, "detached": detached, "cwd": cwd}
+        return await self._start(self._validate(call))
+
+    def _validate(self, call: dict[str, Any]) -> JobCall:
+        try:
+            return validate(call, session_cwd=self.cwd)
+        except CallError as exc:
+            raise JobError(str(exc), exc.field) from exc
+
+    async def _start(self, call: JobCall) -> JobRecord:
+        await self.open()
+        detached = self.config.detached_by_default if call.detached is None else call.detached
+        if detached and WINDOWS:
+            if call.detached:
+                raise Refused(DETACH_REFUSAL, "detached")
+            detached = False
+        wake = self.config.wake_on_finish if call.wake is None else call.wake
+        job_id = self.registry.reserve_id()
+        command = call.command or ""
+        record = JobRecord(
+            id=job_id,
+            label=sanitize_line(call.label or command, 120) or job_id,
+            command=command,
+            cwd=call.cwd or self.cwd,
+            pid=None,
+            status=JobStatus.RUNNING,
+            exit_code=None,
+            signal=None,
+            started_at=now_ms(),
+            finished_at=None,
+            log_path=str(self.paths.log(job_id)),
+            detached=detached,
+            wake=wake,
+            session_id=self.session_id,
+            status_path=str(self.paths.status(job_id)),
+            stdin=call.stdin,
+            timeout_ms=call.timeout_ms,
+        )
+        owner = None if (detached or self.persistent) else os.getpid()
+        spec = {
+            "id": job_id,
+            "command": command,
+            "cwd": record.cwd,
+            "log": record.log_path,
+            "previous": record.log_path + ".1",
+            "status": record.status_path,
+            "end": str(self.paths.end(job_id)),
+            "socket": str(self.paths.socket(job_id)),
+            "maxLogBytes": self.config.max_log_bytes,
+            "killGraceMs": self.config.kill_grace_ms,
+            "timeoutMs": call.timeout_ms,
+            "stdin": call.stdin,
+            "ownerPid": owner,
+            "ownerToken": procs.start_token(owner) if owner else None,
+        }
+        for stale in self.paths.job_files(job_id)[:4]:
+            stale.unlink(missing_ok=True)
+        try:
+            ready = await asyncio.to_thread(launch, spec)
+        except LaunchError as exc:
+            reservations.release(self.paths, job_id)
+            raise JobError(str(exc), "command") from exc
+        record.pid = ready["pid"]
+        record.start_token = ready.get("startToken")
+        record.shim_pid = ready.get("shimPid")
+        record.shim_token = ready.get("shimToken")
+        self.registry.add(record)
+        self.registry.persist()
+        reservations.release(self.paths, job_id)
+        self._publish("job-started", record)
+        await self._attach(record)
+        return record
+
+    async def _attach(self, record: JobRecord) -> None:
+        """Connect to the job's shim for events and control; settle it if it is gone."""
+        if record.id in self._links:
+            return
+        link = ShimLink(record.id, self._on_shim_event, self._on_link_closed)
+        self._finished.setdefault(record.id, asyncio.Event())
+        try:
+            state = await link.connect(str(self.paths.socket(record.id)))
+        except (OSError, LinkClosed, TimeoutError):
+            await link.close()
+            self._settle_gone(record)
+            return
+        self._links[record.id] = link
+        self._apply_output(record, state)
+        if state.get("running") is False:
+            self._settle_from_message(record, state)
+
+    # -- control -----------------------------------------------------------------
+    def _own_running(self, job_id: str, verb: str) -> JobRecord:
+        record = self.get(job_id)
+        if not self.is_own(record):
+            raise Refused(f"{job_id} is another session's job; not {verb}.", "id")
+        return record
+
+    async def send(
+        self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
+    ) -> dict[str, Any]:
+        call = self._validate({"action": "send", "id": job_id, "input": text,
+                               "newline": newline, "eof": eof})
+        return await self._send(call)
+
+    async def _send(self, call: JobCall) -> dict[str, Any]:
+        record = self._own_running(call.id or "", "sent input")
+        if not record.running:
+            raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
+        if not record.stdin:
+            raise Refused(f"{record.id} was not started with stdin; nothing was sent.", "id")
+        link = self._links.get(record.id)
+        if link is None:
+            raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
+        payload = call.input or ""
+        if call.input is not None and call.newline:
+            payload += "\n"
+        import base64
+
+        data = base64.b64encode(payload.encode("utf-8")).decode()
+        reply = await link.request({"op": "send", "data": data, "eof": call.eof})
+        if not reply.get("ok"):
+            raise Refused(f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id")
+        return {"sent": len(call.input or ""), "stdinClosed": bool(call.eof), "job": record}
+
+    async def wait(self, job_id: str, timeout_ms: int = 30_000) -> JobRecord:
+        """The record once finished, or still running when `timeout_ms` passes."""
+        record = self.get(job_id)
+        deadline = time.monotonic() + timeout_ms / 1000
+        while record.running:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            event = self._finished.get(job_id)
+            if event is not None and job_id in self._links:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), left)
+            else:  # a peer's job: nothing pushes its finish to us
+                await asyncio.sleep(min(left, 0.2))
+                self.registry.refresh_peers(now_ms())
+            record = self.get(job_id)
+        self._mark_seen(record)
+        return record
+
+    async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
+        call = self._validate({"action": "kill", "id": job_id, "signal": signal})
+        record = self.get(call.id or "")
+        adopted = False
+        if not self.is_own(record):
+            if not record.running:
+                raise Refused(f"{record.id} is another session's job; not killed.", "id")
+            await self.adopt(record.id)
+            adopted = True
+            record = self.get(record.id)
+        link = self._links.get(record.id)
+        if not record.running:
+            leftovers = 0
+            if link is not None:
+                reply = await link.request({"op": "kill", "signal": call.signal})
+                leftovers = int(reply.get("leftovers") or 0)
+            note = f"{record.id} had already finished"
+            if leftovers:
+                note += f"; killed {leftovers} leftover process(es) of its group"
+            return KillResult(record, False, call.signal, leftovers, adopted, note)
+        if link is None:
+            self._settle_gone(record)
+            return KillResult(record, True, call.signal, 0, adopted)
+        await link.request({"op": "kill", "signal": call.signal})
+        grace = self.config.kill_grace_ms / 1000 + 2.0
+        event = self._finished.get(record.id)
+        if event is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), grace)
+        return KillResult(self.get(record.id), True, call.signal, 0, adopted)
+
+    async def adopt(self, job_id: str) -> JobRecord:
+        """Deliberately take over another session's running job."""
+        record = self.get(job_id)
+        if self.is_own(record):
+            return record
+        record = self.registry.take_over(job_id)
+        await self._attach(record)
+        link = self._links.get(job_id)
+        if link is not None and not record.detached and not self.persistent:
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                pid = os.getpid()
+                await link.request({"op": "owner", "pid": pid, "token": procs.start_token(pid)})
+        return record
+
+    async def logs(
+        self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
+    ) -> LogsResult:
+        call = self._validate({"action": "logs", "id": job_id, "lines": lines})
+        return await self._logs(call, keep_sgr=keep_sgr)
+
+    def _log_paths(self, record: JobRecord) -> tuple[str, str]:
+        live = self.paths.inside(record.log_path)
+        if live is None:
+            raise Refused(
+                f"{record.id}: its log path lies outside the registry directory; not opened",
+                "id",
+            )
+        return str(live), str(live) + ".1"
+
+    async def _logs(self, call: JobCall, keep_sgr: bool = False) -> LogsResult:
+        record = self.get(call.id or "")
+        live, previous = self._log_paths(record)
+        count = min(call.lines or self.config.max_log_lines, 2000)
+        try:
+            tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
+        except LogMissing as exc:
+            state = "keeps running" if record.running else f"is {record.status.value}"
+            raise JobError(
+                f"{record.id}: its log {os.path.basename(live)} no longer exists "
+                f"(deleted?); the job {state}",
+                "id",
+            ) from exc
+        dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
+        text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        self._mark_seen(record)
+        return LogsResult(
+            job=record,
+            text=text,
+            lines=text.split("\n")[:-1] if text.endswith("\n") else text.split("\n") if text else [],
+            truncated=tail.truncated or dropped > 0,
+            earlier_bytes=tail.earlier_bytes + dropped,
+            earlier_lines=tail.earlier_lines if not dropped else None,
+            log_file=live,
+        )
+
+    async def page(self, job_id: str, offset: int, limit: int | None) -> LogsResult:
+        """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
+        record = self.get(job_id)
+        live, previous = self._log_paths(record)
+        page = await asyncio.to_thread(read_page, live, previous, offset, limit)
+        text = sanitize_log("\n".join(page.lines))
+        return LogsResult(record, text, text.split("\n") if page.lines else [], page.offset > 0,
+                          0, page.offset, live, page.total_lines)
+
+    async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]:
+        """Remove finished own records (one, or all); `all` also kills and removes running ones."""
+        if job_id is not None:
+            record = self.get(job_id)
+            if not self.is_own(record):
+                raise Refused(f"{job_id} is another session's job; not cleared.", "id")
+            if record.running and not all:
+                raise Refused(f"{job_id} is still running; kill it first or pass all.", "id")
+            targets = [record]
+        else:
+            targets = [r for r in self.jobs(include_peers=False) if all or not r.running]
+        for record in targets:
+            if record.running:
+                await self._kill_quietly(record.id)
+        cleared = self.registry.remove([r.id for r in targets])
+        for record in cleared:
+            link = self._links.pop(record.id, None)
+            if link is not None:
+                await link.close()
+            self._finished.pop(record.id, None)
+        return cleared
+
+    def pending_reports(self) -> list[JobRecord]:
+        """Own finished jobs whose finish has not been reported (seen) yet."""
+        return [r for r in self.jobs(include_peers=False) if not r.running and not r.seen]
+
+    def take_reports(self) -> list[JobRecord]:
+        reports = self.pending_reports()
+        for record in reports:
+            record.seen = True
+        if reports:
+            self.registry.mark_dirty()
+        return reports
+
+    async def call(self, request: Any) -> dict[str, Any]:
+        """The `job` tool: a JSON-ready JobDetails dict; never raises on bad input."""
+        from .tools.job import run_call
+
+        return await run_call(self, request)

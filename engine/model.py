@@ -1,0 +1,207 @@
+"""Job records as the registry format (v1) defines them, plus our own extra fields."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class JobStatus(StrEnum):
+    RUNNING = "running"
+    EXITED = "exited"
+    KILLED = "killed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+    @property
+    def finished(self) -> bool:
+        return self is not JobStatus.RUNNING
+
+
+class EndReason(StrEnum):
+    EXIT = "exit"
+    KILL = "kill"
+    DEADLINE = "deadline"
+    OWNER_GONE = "owner-gone"
+
+
+KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
+ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
+
+# (python attribute, JSON key, accepted JSON types, may be null)
+_CORE: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
+    ("id", "id", (str,), False),
+    ("label", "label", (str,), False),
+    ("command", "command", (str,), False),
+    ("cwd", "cwd", (str,), False),
+    ("pid", "pid", (int,), True),
+    ("status", "status", (str,), False),
+    ("exit_code", "exitCode", (int,), True),
+    ("signal", "signal", (str,), True),
+    ("started_at", "startedAt", (int, float), False),
+    ("finished_at", "finishedAt", (int, float), True),
+    ("log_path", "logPath", (str,), False),
+    ("detached", "detached", (bool,), False),
+    ("wake", "wake", (bool,), False),
+    ("session_id", "sessionId", (str,), False),
+    ("seen", "seen", (bool,), False),
+    ("last_line", "lastLine", (str,), False),
+    ("status_path", "statusPath", (str,), True),
+    ("start_token", "startToken", (str,), True),
+)
+_OPTIONAL_CORE = {"statusPath", "startToken"}
+
+# Our extra fields: readers that do not know them keep them untouched.
+_EXTRA: tuple[tuple[str, str], ...] = (
+    ("end_reason", "endReason"),
+    ("exit_status", "exitStatus"),
+    ("stdin", "stdin"),
+    ("tty", "tty"),
+    ("timeout_ms", "timeoutMs"),
+    ("shim_pid", "shimPid"),
+    ("shim_token", "shimToken"),
+    ("log_bytes", "logBytes"),
+)
+
+
+class RecordError(ValueError):
+    """A registry entry whose fields do not have the format's types."""
+
+
+@dataclass
+class JobRecord:
+    id: str
+    label: str
+    command: str
+    cwd: str
+    pid: int | None
+    status: JobStatus
+    exit_code: int | None
+    signal: str | None
+    started_at: int
+    finished_at: int | None
+    log_path: str
+    detached: bool
+    wake: bool
+    session_id: str
+    seen: bool = False
+    last_line: str = ""
+    status_path: str | None = None
+    start_token: str | None = None
+    end_reason: str | None = None
+    exit_status: int | None = None
+    stdin: bool = False
+    tty: bool = False
+    timeout_ms: int | None = None
+    shim_pid: int | None = None
+    shim_token: str | None = None
+    log_bytes: int = 0
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def running(self) -> bool:
+        return self.status is JobStatus.RUNNING
+
+    @property
+    def number(self) -> int:
+        return int(self.id[1:])
+
+    def ended_at(self) -> int:
+        return int(self.finished_at if self.finished_at is not None else self.started_at)
+
+    def copy(self) -> JobRecord:
+        return dataclasses.replace(self, unknown=dict(self.unknown))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.unknown)
+        for attr, key, _types, _nullable in _CORE:
+            value = getattr(self, attr)
+            out[key] = value.value if isinstance(value, JobStatus) else value
+        for attr, key in _EXTRA:
+            out[key] = getattr(self, attr)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> JobRecord:
+        if not isinstance(data, dict):
+            raise RecordError("entry is not an object")
+        values: dict[str, Any] = {}
+        for attr, key, types, nullable in _CORE:
+            if key not in data:
+                if key in _OPTIONAL_CORE:
+                    values[attr] = None
+                    continue
+                raise RecordError(f"missing field {key!r}")
+            value = data[key]
+            if value is None and nullable:
+                values[attr] = None
+                continue
+            if isinstance(value, bool) and bool not in types:
+                raise RecordError(f"field {key!r} has the wrong type")
+            if not isinstance(value, types):
+                raise RecordError(f"field {key!r} has the wrong type")
+            values[attr] = value
+        try:
+            values["status"] = JobStatus(values["status"])
+        except ValueError as exc:
+            raise RecordError(f"field 'status' has an unknown value {values['status']!r}") from exc
+        if not isinstance(values["id"], str) or not values["id"][1:].isdigit():
+            raise RecordError("field 'id' is not j<n>")
+        values["started_at"] = int(values["started_at"])
+        if values["finished_at"] is not None:
+            values["finished_at"] = int(values["finished_at"])
+        record = cls(**values)
+        for attr, key in _EXTRA:
+            if key in data and data[key] is not None:
+                default = getattr(record, attr)
+                value = data[key]
+                if default is None or isinstance(value, type(default)):
+                    setattr(record, attr, value)
+        known = {key for _a, key, _t, _n in _CORE} | {key for _a, key in _EXTRA}
+        record.unknown = {k: v for k, v in data.items() if k not in known}
+        return record
+
+
+@dataclass(frozen=True)
+class JobEvent:
+    """What subscribers hear: `job-started`, `job-output` or `job-finished`."""
+
+    kind: str
+    id: str
+    label: str
+    status: str
+    exit_code: int | None = None
+    signal: str | None = None
+    last_line: str = ""
+    log_bytes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "label": self.label,
+            "status": self.status,
+            "exitCode": self.exit_code,
+            "signal": self.signal,
+        }
+
+
+def outcome(
+    exit_status: int | None, reason: str | None, requested_signal: str | None, signal_name
+) -> tuple[JobStatus, int | None, str | None]:
+    """(status, exitCode, signal) from a raw exit status and why the job ended.
+
+    `exit_status` is the shim's: the exit code, or -N for death by signal N.
+    A job we killed is `killed` even when it trapped the signal and exited.
+    """
+    if exit_status is None:
+        return JobStatus.UNKNOWN, None, None
+    if exit_status < 0:
+        return JobStatus.KILLED, None, signal_name(-exit_status)
+    if reason in (EndReason.KILL, EndReason.DEADLINE, EndReason.OWNER_GONE):
+        return JobStatus.KILLED, None, requested_signal or "SIGTERM"
+    if exit_status == 0:
+        return JobStatus.EXITED, 0, None
+    return JobStatus.FAILED, exit_status, None

@@ -1,0 +1,129 @@
+"""Every file name the engine uses, and the rule that keeps registry paths inside the registry."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+ENV_REGISTRY_DIR = "JOBS_TUI_REGISTRY_DIR"
+ENV_CONFIG = "JOBS_TUI_CONFIG"
+APP_NAME = "jobs-tui"
+# sun_path is 108 bytes on Linux (104 on macOS) including the NUL.
+MAX_SOCKET_PATH = 100
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})$")
+
+
+def project_key(cwd: str | os.PathLike[str]) -> str:
+    """`<basename>-<sha1(abs cwd)[:12]>`, as the reference registry format defines it."""
+    absolute = os.path.abspath(os.fspath(cwd))
+    base = os.path.basename(absolute.rstrip(os.sep)) or "root"
+    base = _UNSAFE.sub("_", base)
+    digest = hashlib.sha1(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{base}-{digest}"
+
+
+def session_hash(session_id: str) -> str:
+    return hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:16]
+
+
+def default_state_root() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir(APP_NAME))
+
+
+def default_config_path() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+def is_job_id(text: str) -> bool:
+    return bool(_JOB_ID.match(text))
+
+
+def job_number(job_id: str) -> int:
+    match = _JOB_ID.match(job_id)
+    if not match:
+        raise ValueError(f"not a job id: {job_id!r}")
+    return int(match.group(1))
+
+
+class RegistryPaths:
+    """Names inside one registry directory; nothing here touches the disk."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(os.path.abspath(os.fspath(root)))
+
+    def registry_file(self, session_id: str) -> Path:
+        return self.root / f"registry-{session_hash(session_id)}.json"
+
+    def marker_file(self, session_id: str) -> Path:
+        return self.root / f"session-{session_hash(session_id)}.json"
+
+    def legacy_registry(self) -> Path:
+        return self.root / "registry.json"
+
+    def lock(self, job_id: str) -> Path:
+        return self.root / f"{job_id}.lock"
+
+    def log(self, job_id: str) -> Path:
+        return self.root / f"{job_id}.log"
+
+    def previous_log(self, job_id: str) -> Path:
+        return self.root / f"{job_id}.log.1"
+
+    def status(self, job_id: str) -> Path:
+        return self.root / f"{job_id}.status"
+
+    def end(self, job_id: str) -> Path:
+        """Why the job ended, written by its shim beside the status file."""
+        return self.root / f"{job_id}.end"
+
+    def socket(self, job_id: str) -> Path:
+        """The control socket: derived, never read from a registry file."""
+        direct = self.root / f"{job_id}.sock"
+        if len(os.fsencode(direct)) <= MAX_SOCKET_PATH:
+            return direct
+        digest = hashlib.sha1(os.fsencode(self.root)).hexdigest()[:16]
+        return runtime_dir() / f"{digest}-{job_id}.sock"
+
+    def job_files(self, job_id: str) -> list[Path]:
+        return [
+            self.log(job_id),
+            self.previous_log(job_id),
+            self.status(job_id),
+            self.end(job_id),
+            self.lock(job_id),
+        ]
+
+    def inside(self, candidate: str | None) -> Path | None:
+        """`candidate` resolved, if it lies directly in this registry directory; else None."""
+        if not candidate or not isinstance(candidate, str) or "\x00" in candidate:
+            return None
+        path = Path(candidate)
+        if not path.is_absolute():
+            return None
+        resolved = Path(os.path.realpath(path))
+        if resolved.parent != Path(os.path.realpath(self.root)):
+            return None
+        return resolved
+
+
+def runtime_dir() -> Path:
+    """A private 0700 directory for sockets whose natural path would be too long."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
+    path = Path(base) / f"jobs-tui-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    path.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def ensure_private_dir(path: Path) -> Path:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path

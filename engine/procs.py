@@ -1,0 +1,185 @@
+"""Processes: start tokens against pid reuse, liveness, descendants and tree kill.
+
+Imported by the shim, so it stays stdlib-only at import time; psutil is loaded
+only off Linux, where /proc is not there to read.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+LINUX = sys.platform.startswith("linux")
+SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
+if hasattr(signal, "SIGKILL"):
+    SIGNALS["SIGKILL"] = signal.SIGKILL
+
+_boot_id: str | None = None
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
+def signal_number(name: str) -> int:
+    return int(SIGNALS[name])
+
+
+def boot_id() -> str:
+    global _boot_id
+    if _boot_id is None:
+        try:
+            with open("/proc/sys/kernel/random/boot_id") as fh:
+                _boot_id = fh.read().strip()
+        except OSError:
+            _boot_id = ""
+    return _boot_id
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read().decode("ascii", "replace")
+    except (OSError, ValueError):
+        return None
+    # The command name may hold spaces and parentheses: split after the last ')'.
+    close = raw.rfind(")")
+    return raw[close + 2 :].split()
+
+
+def start_token(pid: int | None) -> str | None:
+    """Process start time (plus the boot id on Linux): a pid with another token is another process."""
+    if not pid or pid <= 0:
+        return None
+    if LINUX:
+        fields = _proc_stat(pid)
+        if not fields:
+            return None
+        return f"{boot_id()}:{fields[19]}"
+    try:
+        import psutil
+
+        return f"ct:{psutil.Process(pid).create_time():.6f}"
+    except Exception:
+        return None
+
+
+def pid_alive(pid: int | None) -> bool:
+    if not pid or pid <= 0:
+        return False
+    if LINUX:
+        fields = _proc_stat(pid)
+        return bool(fields) and fields[0] not in ("Z", "X")
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def same_process(pid: int | None, token: str | None) -> bool:
+    """Alive and, where a token was stored, still the process that token names."""
+    if not pid_alive(pid):
+        return False
+    if not token:
+        return True
+    return start_token(pid) == token
+
+
+def set_child_subreaper() -> bool:
+    """Make orphaned descendants re-parent to us (Linux), so a kill can find them."""
+    if not LINUX:
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_child_subreaper = 36
+        return libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+def children_map() -> dict[int, list[int]]:
+    """ppid -> [pid] for every live process."""
+    tree: dict[int, list[int]] = {}
+    if LINUX:
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            fields = _proc_stat(int(name))
+            if fields and fields[0] not in ("Z", "X"):
+                tree.setdefault(int(fields[1]), []).append(int(name))
+        return tree
+    import psutil
+
+    for proc in psutil.process_iter(["pid", "ppid"]):
+        tree.setdefault(proc.info["ppid"], []).append(proc.info["pid"])
+    return tree
+
+
+def descendants(root: int) -> list[int]:
+    tree = children_map()
+    found: list[int] = []
+    stack = list(tree.get(root, ()))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(tree.get(pid, ()))
+    return found
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live members of a process group (Linux reads /proc; elsewhere psutil)."""
+    members: list[int] = []
+    if LINUX:
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                fields = _proc_stat(int(name))
+                if fields and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+                    members.append(int(name))
+        return members
+    import psutil
+
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if os.getpgid(proc.info["pid"]) == pgid:
+                members.append(proc.info["pid"])
+        except OSError:
+            continue
+    return members
+
+
+def signal_tree(root: int, pgid: int | None, signum: int) -> int:
+    """Signal the job's group and every descendant of `root`; returns how many were hit."""
+    hit = 0
+    if pgid:
+        try:
+            os.killpg(pgid, signum)
+            hit += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    for pid in descendants(root):
+        try:
+            os.kill(pid, signum)
+            hit += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return hit
+
+
+def kill_group_checked(pid: int | None, token: str | None, signum: int) -> bool:
+    """Signal a process group we do not hold, only if its leader is still the same process."""
+    if not pid or not same_process(pid, token):
+        return False
+    try:
+        os.killpg(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

@@ -1,0 +1,520 @@
+"""The per-job supervisor: owns the job's pipes, log, signals, deadline and exact exit status.
+
+Started as `python -m jobs_tui.engine.shim SPEC_JSON`, detached from its caller
+(it forks once, the parent exits, the child calls setsid), it spawns `sh -c COMMAND`
+in a new session, reaps every child itself, and speaks JSON lines on a Unix socket:
+
+  -> {"op": "watch"}                        <- {"ev": "state", ...} then events
+  -> {"op": "send", "data": B64, "eof": b}  <- {"ok": true, "sent": n}
+  -> {"op": "kill", "signal": S, "graceMs": n, "reason": r}
+  -> {"op": "owner", "pid": p|null, "token": t}
+  -> {"op": "resize", "cols": c, "rows": r}
+  <- {"ev": "output", "bytes": n, "lastLine": s}
+  <- {"ev": "exit", "exitStatus": n, "reason": r, "signal": s, "finishedAt": ms}
+
+No asyncio, no UI: it must start fast and stay small.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import fcntl
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import time
+
+if __package__:
+    from . import procs
+    from .logs import LogWriter
+    from .sanitize import last_line
+else:  # pragma: no cover - run by path
+    import procs  # type: ignore[no-redef]
+    from logs import LogWriter  # type: ignore[no-redef]
+    from sanitize import last_line  # type: ignore[no-redef]
+
+F_SETPIPE_SZ = 1031
+PIPE_SIZE = 1 << 20
+OUTPUT_EVENT_S = 0.25  # lastLine and byte counts reach sessions at most this often
+PENDING_STDIN_MAX = 1 << 20
+OWNER_GONE_GRACE_MS = 1000
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+class Client:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.inbox = b""
+        self.outbox = bytearray()
+        self.watching = False
+
+
+class Shim:
+    def __init__(self, spec: dict) -> None:
+        self.spec = spec
+        self.sel = selectors.DefaultSelector()
+        self.clients: dict[int, Client] = {}
+        self.child_pid = 0
+        self.exit_status: int | None = None
+        self.reason: str | None = None
+        self.kill_signal: str | None = None
+        self.escalate_at: float | None = None
+        self.deadline: float | None = None
+        self.out_fd = -1
+        self.in_fd = -1
+        self.pending_in = bytearray()
+        self.close_in_after = False
+        self.owner_fd = -1
+        self.last_event = 0.0
+        self.sent_bytes = -1
+        self.line = ""
+        self.finished_at: int | None = None
+        self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
+        self.splice = hasattr(os, "splice") and procs.LINUX
+
+    # -- setup -----------------------------------------------------------------
+    def spawn(self) -> None:
+        spec = self.spec
+        out_r, out_w = os.pipe()
+        try:
+            fcntl.fcntl(out_r, F_SETPIPE_SZ, PIPE_SIZE)
+        except OSError:
+            pass
+        if spec.get("stdin"):
+            in_r, in_w = os.pipe()
+        else:
+            in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
+        actions = [
+            (os.POSIX_SPAWN_DUP2, in_r, 0),
+            (os.POSIX_SPAWN_DUP2, out_w, 1),
+            (os.POSIX_SPAWN_DUP2, out_w, 2),
+        ]
+        defaults = [signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD]
+        if hasattr(signal, "SIGXFSZ"):
+            defaults.append(signal.SIGXFSZ)
+        os.chdir(spec["cwd"])
+        env = dict(os.environ)
+        env["JOBS_TUI_JOB_ID"] = spec["id"]
+        self.child_pid = os.posix_spawn(
+            "/bin/sh",
+            ["sh", "-c", spec["command"]],
+            env,
+            file_actions=actions,
+            setsid=True,
+            setsigdef=defaults,
+            setsigmask=(),
+        )
+        os.close(out_w)
+        os.close(in_r)
+        os.set_blocking(out_r, False)
+        self.out_fd = out_r
+        self.sel.register(out_r, selectors.EVENT_READ, "out")
+        if in_w >= 0:
+            os.set_blocking(in_w, False)
+            self.in_fd = in_w
+        if spec.get("timeoutMs"):
+            self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
+
+    def listen(self) -> None:
+        path = self.spec["socket"]
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            server.bind(path)
+        finally:
+            os.umask(old)
+        server.listen(16)
+        server.setblocking(False)
+        self.server = server
+        self.sel.register(server, selectors.EVENT_READ, "accept")
+
+    def watch_owner(self, pid: int | None, token: str | None) -> None:
+        if self.owner_fd >= 0:
+            self.sel.unregister(self.owner_fd)
+            os.close(self.owner_fd)
+            self.owner_fd = -1
+        if not pid:
+            return
+        if not procs.same_process(pid, token):
+            self.owner_gone()
+            return
+        if hasattr(os, "pidfd_open"):
+            try:
+                self.owner_fd = os.pidfd_open(pid)
+            except OSError:
+                self.owner_gone()
+                return
+            self.sel.register(self.owner_fd, selectors.EVENT_READ, "owner")
+        else:  # pragma: no cover - polled in tick()
+            self.owner_poll = (pid, token)
+
+    # -- events ----------------------------------------------------------------
+    def broadcast(self, message: dict) -> None:
+        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        for client in list(self.clients.values()):
+            if client.watching:
+                self.queue(client, line)
+
+    def queue(self, client: Client, line: bytes) -> None:
+        client.outbox += line
+        self.flush(client)
+
+    def flush(self, client: Client) -> None:
+        try:
+            while client.outbox:
+                sent = client.sock.send(client.outbox)
+                del client.outbox[:sent]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.drop(client)
+            return
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if client.outbox else 0)
+        self.sel.modify(client.sock, events, "client")
+
+    def drop(self, client: Client) -> None:
+        self.clients.pop(client.sock.fileno(), None)
+        try:
+            self.sel.unregister(client.sock)
+        except (KeyError, ValueError):
+            pass
+        client.sock.close()
+
+    def state(self) -> dict:
+        return {
+            "ev": "state",
+            "pid": self.child_pid,
+            "bytes": self.log.total,
+            "lastLine": self.line,
+            "running": self.exit_status is None,
+            **(self.exit_message() if self.exit_status is not None else {}),
+        }
+
+    def exit_message(self) -> dict:
+        status = self.exit_status
+        signal_ = procs.signal_name(-status) if status is not None and status < 0 else None
+        return {
+            "exitStatus": status,
+            "reason": self.reason or "exit",
+            "signal": signal_ or self.kill_signal,
+            "finishedAt": self.finished_at,
+            "bytes": self.log.total,
+            "lastLine": self.line,
+        }
+
+    def output_event(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.log.total == self.sent_bytes or (not force and now - self.last_event < OUTPUT_EVENT_S):
+            return
+        self.last_event = now
+        self.sent_bytes = self.log.total
+        try:
+            self.line = last_line(self.log.tail(4096)) or self.line
+        except OSError:
+            pass
+        self.broadcast({"ev": "output", "bytes": self.log.total, "lastLine": self.line})
+
+    # -- io --------------------------------------------------------------------
+    def drain(self) -> bool:
+        """Move what the job wrote into the log; False at end of input."""
+        while True:
+            try:
+                if self.splice:
+                    moved = self.log.splice_from(self.out_fd, PIPE_SIZE)
+                else:
+                    data = os.read(self.out_fd, PIPE_SIZE)
+                    moved = len(data)
+                    if moved:
+                        self.log.write(data)
+            except BlockingIOError:
+                return True
+            except OSError as exc:
+                if exc.errno == errno.EINVAL and self.splice:
+                    self.splice = False
+                    continue
+                raise
+            if moved == 0:
+                self.sel.unregister(self.out_fd)
+                os.close(self.out_fd)
+                self.out_fd = -1
+                return False
+
+    def write_stdin(self) -> None:
+        if self.in_fd < 0:
+            return
+        try:
+            while self.pending_in:
+                written = os.write(self.in_fd, self.pending_in)
+                del self.pending_in[:written]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.pending_in.clear()
+            self.close_in_after = True
+        registered = self.in_fd in self.sel.get_map()
+        if self.pending_in and not registered:
+            self.sel.register(self.in_fd, selectors.EVENT_WRITE, "stdin")
+        elif not self.pending_in and registered:
+            self.sel.unregister(self.in_fd)
+        if not self.pending_in and self.close_in_after:
+            os.close(self.in_fd)
+            self.in_fd = -1
+
+    def handle(self, client: Client, message: dict) -> dict | None:
+        op = message.get("op")
+        if op == "watch":
+            client.watching = True
+            return self.state()
+        if op == "send":
+            if self.in_fd < 0 or self.exit_status is not None:
+                return {"ok": False, "error": "stdin is closed" if self.in_fd < 0 else "job finished"}
+            data = base64.b64decode(message.get("data") or "")
+            if len(self.pending_in) + len(data) > PENDING_STDIN_MAX:
+                return {"ok": False, "error": "stdin is full: the job is not reading its input"}
+            self.pending_in += data
+            if message.get("eof"):
+                self.close_in_after = True
+            self.write_stdin()
+            return {"ok": True, "sent": len(data), "stdinClosed": bool(message.get("eof"))}
+        if op == "kill":
+            return self.kill(message.get("signal", "SIGTERM"), message.get("graceMs"),
+                             message.get("reason", "kill"))
+        if op == "owner":
+            self.watch_owner(message.get("pid"), message.get("token"))
+            return {"ok": True}
+        if op == "resize":
+            return {"ok": False, "error": "not a terminal job"}
+        if op == "state":
+            return self.state()
+        return {"ok": False, "error": f"unknown op {op!r}"}
+
+    def on_client(self, client: Client, mask: int) -> None:
+        if mask & selectors.EVENT_WRITE:
+            self.flush(client)
+        if not mask & selectors.EVENT_READ:
+            return
+        try:
+            data = client.sock.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.drop(client)
+            return
+        client.inbox += data
+        while b"\n" in client.inbox:
+            raw, client.inbox = client.inbox.split(b"\n", 1)
+            try:
+                message = json.loads(raw)
+                reply = self.handle(client, message)
+            except Exception as exc:  # a malformed request must not take the shim down
+                reply = {"ok": False, "error": f"bad request: {exc}"}
+            if reply is not None:
+                reply.setdefault("re", message.get("op") if isinstance(message, dict) else None)
+                self.queue(client, json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+
+    # -- signals and exit ------------------------------------------------------
+    def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
+        signum = procs.signal_number(name)
+        grace = self.spec["killGraceMs"] if grace_ms is None else int(grace_ms)
+        if self.exit_status is not None:
+            hit = procs.signal_tree(os.getpid(), self.child_pid, signum)
+            if hit and signum != signal.SIGKILL:
+                self.escalate_at = time.monotonic() + grace / 1000
+            return {"ok": True, "signalled": False, "leftovers": hit, "finished": True}
+        if self.reason is None:
+            self.reason = reason
+            self.kill_signal = name
+        procs.signal_tree(os.getpid(), self.child_pid, signum)
+        if signum != signal.SIGKILL:
+            when = time.monotonic() + grace / 1000
+            self.escalate_at = min(self.escalate_at or when, when)
+        return {"ok": True, "signalled": True, "signal": name}
+
+    def owner_gone(self) -> None:
+        if self.exit_status is None and self.reason is None:
+            grace = min(self.spec["killGraceMs"], OWNER_GONE_GRACE_MS)
+            self.kill("SIGTERM", grace, "owner-gone")
+        elif self.exit_status is not None:
+            self.kill("SIGKILL", 0, "owner-gone")
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.child_pid and self.exit_status is None:
+                if os.WIFSIGNALED(status):
+                    self.exit_status = -os.WTERMSIG(status)
+                else:
+                    self.exit_status = os.WEXITSTATUS(status)
+                self.on_exit()
+
+    def on_exit(self) -> None:
+        self.finished_at = now_ms()
+        if self.out_fd >= 0:
+            self.drain()  # every byte written before the exit is in the log first
+        self.output_event(force=True)
+        spec = self.spec
+        end = self.exit_message()
+        write_atomic(spec["end"], json.dumps(end).encode())
+        write_atomic(spec["status"], str(self.exit_status).encode())
+        self.broadcast({"ev": "exit", **self.exit_message()})
+
+    def tick(self) -> float:
+        """Timers; returns how long the loop may sleep."""
+        now = time.monotonic()
+        waits = [OUTPUT_EVENT_S]
+        if self.deadline is not None and self.exit_status is None:
+            if now >= self.deadline:
+                self.deadline = None
+                self.kill("SIGTERM", None, "deadline")
+            else:
+                waits.append(self.deadline - now)
+        if self.escalate_at is not None:
+            if now >= self.escalate_at:
+                self.escalate_at = None
+                procs.signal_tree(os.getpid(), self.child_pid, signal.SIGKILL)
+            else:
+                waits.append(self.escalate_at - now)
+        self.output_event()
+        return max(0.0, min(waits))
+
+    def finished(self) -> bool:
+        if self.exit_status is None or self.out_fd >= 0:
+            return False
+        return not procs.descendants(os.getpid())
+
+    def run(self) -> int:
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, lambda *_: None)
+        self.sel.register(wake_r, selectors.EVENT_READ, "signal")
+        self.reap()
+        check_finished_at = 0.0
+        while True:
+            timeout = self.tick()
+            if self.exit_status is not None and self.out_fd < 0:
+                now = time.monotonic()
+                if now >= check_finished_at:
+                    if self.finished():
+                        break
+                    check_finished_at = now + 0.2
+                timeout = min(timeout, 0.2)
+            for key, mask in self.sel.select(timeout):
+                kind = key.data
+                if kind == "out":
+                    self.drain()
+                elif kind == "signal":
+                    self.on_signals(wake_r)
+                elif kind == "accept":
+                    self.accept()
+                elif kind == "client":
+                    client = self.clients.get(key.fd)
+                    if client:
+                        self.on_client(client, mask)
+                elif kind == "stdin":
+                    self.write_stdin()
+                elif kind == "owner":
+                    self.watch_owner(None, None)
+                    self.owner_gone()
+        self.shutdown()
+        return 0
+
+    def on_signals(self, wake_r: int) -> None:
+        try:
+            data = os.read(wake_r, 4096)
+        except BlockingIOError:
+            return
+        for signum in data:
+            if signum == signal.SIGCHLD:
+                self.reap()
+            elif signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                self.kill("SIGTERM", None, "kill")
+
+    def accept(self) -> None:
+        try:
+            sock, _ = self.server.accept()
+        except BlockingIOError:
+            return
+        sock.setblocking(False)
+        client = Client(sock)
+        self.clients[sock.fileno()] = client
+        self.sel.register(sock, selectors.EVENT_READ, "client")
+
+    def shutdown(self) -> None:
+        for client in list(self.clients.values()):
+            try:
+                client.sock.setblocking(True)
+                client.sock.settimeout(0.5)
+                if client.outbox:
+                    client.sock.sendall(client.outbox)
+            except OSError:
+                pass
+            client.sock.close()
+        try:
+            os.unlink(self.spec["socket"])
+        except OSError:
+            pass
+        self.log.close()
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(argv[1])
+    ready_fd = int(spec["readyFd"])
+    os.set_inheritable(ready_fd, False)  # the job must not hold our caller's ready pipe
+    if os.fork():  # the caller reaps this parent at once; the shim is nobody's child
+        os._exit(0)
+    os.setsid()
+    procs.set_child_subreaper()
+    shim = Shim(spec)
+    try:
+        shim.listen()
+        shim.spawn()
+        ready = {
+            "pid": shim.child_pid,
+            "startToken": procs.start_token(shim.child_pid),
+            "shimPid": os.getpid(),
+            "shimToken": procs.start_token(os.getpid()),
+        }
+    except Exception as exc:
+        os.write(ready_fd, json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
+        os.close(ready_fd)
+        return 1
+    os.write(ready_fd, json.dumps(ready).encode())
+    os.close(ready_fd)
+    shim.watch_owner(spec.get("ownerPid"), spec.get("ownerToken"))
+    return shim.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,145 @@
+"""The registry on disk: atomic per-session writes, load-all, corrupt-file quarantine."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .model import JobRecord, RecordError
+
+VERSION = 1
+
+
+class CorruptRegistry(ValueError):
+    """A registry file that is not valid JSON (or not a registry object)."""
+
+
+@dataclass
+class RegistryFile:
+    session_id: str
+    counter: int
+    jobs: list[JobRecord]
+    path: Path | None = None
+    skipped: list[str] = field(default_factory=list)  # entries that failed validation
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.unknown)
+        out.update(
+            version=VERSION,
+            sessionId=self.session_id,
+            counter=self.counter,
+            jobs=[job.to_json() for job in self.jobs],
+        )
+        return out
+
+
+def fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
+    """Unique temp file in the same directory, fsync, rename over, fsync the directory."""
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+        if durable:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+    if durable:
+        fsync_dir(path.parent)
+
+
+def parse_registry(raw: bytes, path: Path | None = None) -> RegistryFile:
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CorruptRegistry(f"not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise CorruptRegistry("not a registry object")
+    session_id = data.get("sessionId")
+    if not isinstance(session_id, str):
+        session_id = "legacy" if path and path.name == "registry.json" else ""
+    counter = data.get("counter")
+    if isinstance(counter, bool) or not isinstance(counter, int):
+        counter = 1
+    jobs: list[JobRecord] = []
+    skipped: list[str] = []
+    entries = data.get("jobs")
+    for entry in entries if isinstance(entries, list) else []:
+        try:
+            jobs.append(JobRecord.from_json(entry))
+        except RecordError as exc:
+            skipped.append(str(exc))
+    unknown = {k: v for k, v in data.items() if k not in ("version", "sessionId", "counter", "jobs")}
+    return RegistryFile(session_id, counter, jobs, path, skipped, unknown)
+
+
+def read_registry(path: Path) -> RegistryFile:
+    return parse_registry(path.read_bytes(), path)
+
+
+def quarantine(path: Path) -> Path | None:
+    """Rename a corrupt file in place to `<name>.corrupt-<timestamp>`; never delete it."""
+    target = path.with_name(f"{path.name}.corrupt-{int(time.time() * 1000)}")
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:
+        return None
+    return target
+
+
+@dataclass
+class Loaded:
+    files: list[RegistryFile]
+    problems: list[str]
+
+
+def load_all(root: Path) -> Loaded:
+    """Every session file (and a legacy registry.json) in the directory."""
+    files: list[RegistryFile] = []
+    problems: list[str] = []
+    try:
+        names = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return Loaded(files, problems)
+    for name in names:
+        if not (name == "registry.json" or (name.startswith("registry-") and name.endswith(".json"))):
+            continue
+        path = root / name
+        try:
+            parsed = read_registry(path)
+        except FileNotFoundError:
+            continue  # removed by its owner (or an adopter) between listing and reading
+        except CorruptRegistry as exc:
+            moved = quarantine(path)
+            if moved:
+                problems.append(f"{name}: {exc}; kept as {moved.name}")
+            continue
+        for reason in parsed.skipped:
+            problems.append(f"{name}: skipped an entry: {reason}")
+        files.append(parsed)
+    return Loaded(files, problems)

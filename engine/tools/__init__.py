@@ -1,0 +1,1 @@
+"""The tool vocabularies agents speak, as thin facades over `JobManager`."""

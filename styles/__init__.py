@@ -1,0 +1,1 @@
+"""Textual stylesheets (.tcss), loaded into screens with importlib.resources."""
