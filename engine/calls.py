@@ -126,7 +126,9 @@ def _start(v: dict[str, Any], session_cwd: str | None) -> JobCall:
     if command is None or not command.strip():
         raise CallError("command is required and must not be empty", "command")
     if len(command) > MAX_COMMAND:
-        raise CallError(f"command is {len(command)} characters; the limit is {MAX_COMMAND}", "command")
+        raise CallError(
+            f"command is {len(command)} characters; the limit is {MAX_COMMAND}", "command"
+        )
     if "\x00" in command:
         raise CallError("command must not contain a NUL character", "command")
     cwd = v.get("cwd")
@@ -188,7 +190,9 @@ def _wait(v: dict[str, Any], _cwd: str | None) -> JobCall:
     timeout = v.get("timeoutMs")
     if timeout is not None and not 0 <= timeout <= MAX_WAIT_MS:
         raise CallError(f"timeoutMs {timeout} is outside 0-{MAX_WAIT_MS} for wait", "timeoutMs")
-    return JobCall(action="wait", id=v["id"], timeout_ms=DEFAULT_WAIT_MS if timeout is None else timeout)
+    return JobCall(
+        action="wait", id=v["id"], timeout_ms=DEFAULT_WAIT_MS if timeout is None else timeout
+    )
 
 
 def _simple(action: str):
@@ -224,26 +228,49 @@ def json_schema() -> dict[str, Any]:
         "required": ["action"],
         "properties": {
             "action": {"type": "string", "enum": list(ACTIONS)},
-            "command": {"type": "string", "minLength": 1, "maxLength": MAX_COMMAND,
-                        "description": "Shell command to run (start)."},
+            "command": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_COMMAND,
+                "description": "Shell command to run (start).",
+            },
             "cwd": {"type": "string", "description": "Working directory (start)."},
-            "label": {"type": "string", "maxLength": MAX_LABEL,
-                      "description": "Short display label (start)."},
+            "label": {
+                "type": "string",
+                "maxLength": MAX_LABEL,
+                "description": "Short display label (start).",
+            },
             "wake": {"type": "boolean", "description": "Report the finish proactively (start)."},
-            "detached": {"type": "boolean",
-                         "description": "Leave it running when the session ends (start)."},
+            "detached": {
+                "type": "boolean",
+                "description": "Leave it running when the session ends (start).",
+            },
             "stdin": {"type": "boolean", "description": "Give the job a stdin pipe (start)."},
             "id": {"type": "string", "pattern": "^j[1-9][0-9]*$", "description": "Job id."},
-            "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES,
-                      "description": "Log lines to return (logs)."},
-            "input": {"type": "string", "maxLength": MAX_INPUT,
-                      "description": "Text for the job's stdin (send)."},
+            "lines": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_LINES,
+                "description": "Log lines to return (logs).",
+            },
+            "input": {
+                "type": "string",
+                "maxLength": MAX_INPUT,
+                "description": "Text for the job's stdin (send).",
+            },
             "newline": {"type": "boolean", "description": "Append a newline (send; default true)."},
-            "eof": {"type": "boolean", "description": "Close the job's stdin after writing (send)."},
+            "eof": {
+                "type": "boolean",
+                "description": "Close the job's stdin after writing (send).",
+            },
             "signal": {"type": "string", "enum": list(KILL_SIGNALS)},
-            "timeoutMs": {"type": "integer", "minimum": 0, "maximum": MAX_START_TIMEOUT_MS,
-                          "description": "start: deadline (1 ms-24 h). wait: how long to block "
-                          "(default 30 s, at most 600 s)."},
+            "timeoutMs": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_START_TIMEOUT_MS,
+                "description": "start: deadline (1 ms-24 h). wait: how long to block "
+                "(default 30 s, at most 600 s).",
+            },
             "all": {"type": "boolean", "description": "clear: also kill and remove running jobs."},
         },
     }

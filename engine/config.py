@@ -8,7 +8,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .paths import ENV_CONFIG, ENV_REGISTRY_DIR, default_config_path, default_state_root, project_key
+from .paths import (
+    ENV_CONFIG,
+    ENV_REGISTRY_DIR,
+    default_config_path,
+    default_state_root,
+    project_key,
+)
 
 MiB = 1024 * 1024
 
@@ -63,9 +69,7 @@ class Config:
                     used = high
                 if used != value:
                     span = f"{low}-{high}" if high is not None else f">= {low}"
-                    config.warnings.append(
-                        f"[job].{key} = {value} is outside {span}; using {used}"
-                    )
+                    config.warnings.append(f"[job].{key} = {value} is outside {span}; using {used}")
                 setattr(config, key, used)
             elif key == "registry_dir":
                 if not isinstance(value, str) or not value:
@@ -120,7 +124,7 @@ def resolve_registry_dir(
     config: Config,
     flag: str | None = None,
 ) -> Path:
-    """The argument, then a `--registry-dir` flag, then the env var, then the config, then default."""
+    """The argument, then a `--registry-dir` flag, then the env var, the config, the default."""
     for candidate in (argument, flag, os.environ.get(ENV_REGISTRY_DIR), config.registry_dir):
         if candidate:
             return Path(os.path.abspath(os.path.expanduser(os.fspath(candidate))))

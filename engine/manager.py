@@ -71,6 +71,7 @@ class LogsResult:
     earlier_lines: int | None
     log_file: str
     total_lines: int | None = None
+    note: str | None = None
 
 
 def now_ms() -> int:
@@ -193,6 +194,10 @@ class JobManager:
     def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
         if isinstance(message.get("bytes"), int):
             record.log_bytes = message["bytes"]
+        lost = message.get("lostBytes")
+        if isinstance(lost, int) and lost > record.log_lost_bytes:
+            record.log_lost_bytes = lost
+            self.registry.mark_dirty()
         line = message.get("lastLine")
         if isinstance(line, str) and line != record.last_line:
             record.last_line = sanitize_line(line)
@@ -256,7 +261,7 @@ class JobManager:
             self.registry.refresh_peers(now_ms())
             record = self.registry.get(job_id)
         if record is None:
-            raise UnknownJob(f"unknown job id {job_id!r}", "id")
+            raise UnknownJob(f"id {job_id!r} is not a known job", "id")
         return record
 
     def is_own(self, record: JobRecord) -> bool:
@@ -292,8 +297,16 @@ class JobManager:
         detached: bool | None = None,
         cwd: str | None = None,
     ) -> JobRecord:
-        call = {"action": "start", "command": command, "label": label, "stdin": stdin,
-                "timeoutMs": timeout_ms, "wake": wake, "detached": detached, "cwd": cwd}
+        call = {
+            "action": "start",
+            "command": command,
+            "label": label,
+            "stdin": stdin,
+            "timeoutMs": timeout_ms,
+            "wake": wake,
+            "detached": detached,
+            "cwd": cwd,
+        }
         return await self._start(self._validate(call))
 
     def _validate(self, call: dict[str, Any]) -> JobCall:
@@ -393,8 +406,9 @@ class JobManager:
     async def send(
         self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
     ) -> dict[str, Any]:
-        call = self._validate({"action": "send", "id": job_id, "input": text,
-                               "newline": newline, "eof": eof})
+        call = self._validate(
+            {"action": "send", "id": job_id, "input": text, "newline": newline, "eof": eof}
+        )
         return await self._send(call)
 
     async def _send(self, call: JobCall) -> dict[str, Any]:
@@ -414,7 +428,9 @@ class JobManager:
         data = base64.b64encode(payload.encode("utf-8")).decode()
         reply = await link.request({"op": "send", "data": data, "eof": call.eof})
         if not reply.get("ok"):
-            raise Refused(f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id")
+            raise Refused(
+                f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id"
+            )
         return {"sent": len(call.input or ""), "stdinClosed": bool(call.eof), "job": record}
 
     async def wait(self, job_id: str, timeout_ms: int = 30_000) -> JobRecord:
@@ -512,14 +528,25 @@ class JobManager:
         dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
         self._mark_seen(record)
+        note = None
+        if record.log_lost_bytes:
+            note = (
+                f"{record.log_lost_bytes} bytes of output were lost: "
+                f"the log file was deleted while {record.id} ran"
+            )
         return LogsResult(
             job=record,
             text=text,
-            lines=text.split("\n")[:-1] if text.endswith("\n") else text.split("\n") if text else [],
-            truncated=tail.truncated or dropped > 0,
-            earlier_bytes=tail.earlier_bytes + dropped,
-            earlier_lines=tail.earlier_lines if not dropped else None,
+            lines=text.split("\n")[:-1]
+            if text.endswith("\n")
+            else text.split("\n")
+            if text
+            else [],
+            truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
+            earlier_bytes=tail.earlier_bytes + dropped + record.log_lost_bytes,
+            earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
             log_file=live,
+            note=note,
         )
 
     async def page(self, job_id: str, offset: int, limit: int | None) -> LogsResult:
@@ -528,8 +555,16 @@ class JobManager:
         live, previous = self._log_paths(record)
         page = await asyncio.to_thread(read_page, live, previous, offset, limit)
         text = sanitize_log("\n".join(page.lines))
-        return LogsResult(record, text, text.split("\n") if page.lines else [], page.offset > 0,
-                          0, page.offset, live, page.total_lines)
+        return LogsResult(
+            record,
+            text,
+            text.split("\n") if page.lines else [],
+            page.offset > 0,
+            0,
+            page.offset,
+            live,
+            page.total_lines,
+        )
 
     async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]:
         """Remove finished own records (one, or all); `all` also kills and removes running ones."""

@@ -63,6 +63,7 @@ _EXTRA: tuple[tuple[str, str], ...] = (
     ("shim_pid", "shimPid"),
     ("shim_token", "shimToken"),
     ("log_bytes", "logBytes"),
+    ("log_lost_bytes", "logLostBytes"),
 )
 
 
@@ -98,6 +99,7 @@ class JobRecord:
     shim_pid: int | None = None
     shim_token: str | None = None
     log_bytes: int = 0
+    log_lost_bytes: int = 0
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -52,7 +52,7 @@ def _proc_stat(pid: int) -> list[str] | None:
 
 
 def start_token(pid: int | None) -> str | None:
-    """Process start time (plus the boot id on Linux): a pid with another token is another process."""
+    """Process start time (plus the boot id on Linux): another token is another process."""
     if not pid or pid <= 0:
         return None
     if LINUX:

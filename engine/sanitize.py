@@ -11,17 +11,18 @@ import re
 
 LINE_LIMIT = 200
 
-# OSC, DCS/SOS/PM/APC strings (terminated by BEL or ST, or unterminated to the end),
-# CSI sequences, other escape sequences, and a lone ESC; then the 8-bit C1 forms.
+# OSC, DCS/SOS/PM/APC strings (terminated by BEL or ST; an unterminated one ends at the
+# next ESC, newline or the end, so it never swallows later lines or sequences), CSI
+# sequences, other escape sequences, and a lone ESC; then the 8-bit C1 forms.
 _ESCAPES = re.compile(
     r"\x1b(?:"
-    r"\][^\x07\x1b]*(?:\x07|\x1b\\|$)"
-    r"|[PX^_][^\x1b]*(?:\x1b\\|$)"
+    r"\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+    r"|[PX^_][^\x1b\n]*(?:\x1b\\)?"
     r"|\[[0-?]*[ -/]*[@-~]"
     r"|[ -/]*[0-~]"
     r")?"
-    r"|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c|\x1b\\|$)"
-    r"|[\x90\x98\x9e\x9f][^\x1b\x9c]*(?:\x9c|\x1b\\|$)"
+    r"|\x9d[^\x07\x1b\x9c\n]*(?:\x07|\x9c|\x1b\\)?"
+    r"|[\x90\x98\x9e\x9f][^\x1b\x9c\n]*(?:\x9c|\x1b\\)?"
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")

@@ -87,6 +87,8 @@ class Shim:
         self.sent_bytes = -1
         self.line = ""
         self.finished_at: int | None = None
+        self.lost_bytes = 0
+        self.log_checked = 0.0
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
         self.splice = hasattr(os, "splice") and procs.LINUX
 
@@ -209,6 +211,7 @@ class Shim:
             "bytes": self.log.total,
             "lastLine": self.line,
             "running": self.exit_status is None,
+            "lostBytes": self.lost_bytes,
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -222,11 +225,14 @@ class Shim:
             "finishedAt": self.finished_at,
             "bytes": self.log.total,
             "lastLine": self.line,
+            "lostBytes": self.lost_bytes,
         }
 
     def output_event(self, force: bool = False) -> None:
         now = time.monotonic()
-        if self.log.total == self.sent_bytes or (not force and now - self.last_event < OUTPUT_EVENT_S):
+        if self.log.total == self.sent_bytes or (
+            not force and now - self.last_event < OUTPUT_EVENT_S
+        ):
             return
         self.last_event = now
         self.sent_bytes = self.log.total
@@ -289,7 +295,10 @@ class Shim:
             return self.state()
         if op == "send":
             if self.in_fd < 0 or self.exit_status is not None:
-                return {"ok": False, "error": "stdin is closed" if self.in_fd < 0 else "job finished"}
+                return {
+                    "ok": False,
+                    "error": "stdin is closed" if self.in_fd < 0 else "job finished",
+                }
             data = base64.b64decode(message.get("data") or "")
             if len(self.pending_in) + len(data) > PENDING_STDIN_MAX:
                 return {"ok": False, "error": "stdin is full: the job is not reading its input"}
@@ -299,8 +308,11 @@ class Shim:
             self.write_stdin()
             return {"ok": True, "sent": len(data), "stdinClosed": bool(message.get("eof"))}
         if op == "kill":
-            return self.kill(message.get("signal", "SIGTERM"), message.get("graceMs"),
-                             message.get("reason", "kill"))
+            return self.kill(
+                message.get("signal", "SIGTERM"),
+                message.get("graceMs"),
+                message.get("reason", "kill"),
+            )
         if op == "owner":
             self.watch_owner(message.get("pid"), message.get("token"))
             return {"ok": True}
@@ -403,8 +415,18 @@ class Shim:
                 procs.signal_tree(os.getpid(), self.child_pid, signal.SIGKILL)
             else:
                 waits.append(self.escalate_at - now)
+        if now - self.log_checked >= OUTPUT_EVENT_S:
+            self.log_checked = now
+            self.check_log()
         self.output_event()
         return max(0.0, min(waits))
+
+    def check_log(self) -> None:
+        """Someone deleted the live log: start a new one so later output is kept, and say so."""
+        before = self.log.size
+        if self.log.reopen_if_unlinked():
+            self.lost_bytes += before
+            self.broadcast({"ev": "log-lost", "lostBytes": self.lost_bytes})
 
     def finished(self) -> bool:
         if self.exit_status is None or self.out_fd >= 0:

@@ -94,7 +94,9 @@ def parse_registry(raw: bytes, path: Path | None = None) -> RegistryFile:
             jobs.append(JobRecord.from_json(entry))
         except RecordError as exc:
             skipped.append(str(exc))
-    unknown = {k: v for k, v in data.items() if k not in ("version", "sessionId", "counter", "jobs")}
+    unknown = {
+        k: v for k, v in data.items() if k not in ("version", "sessionId", "counter", "jobs")
+    }
     return RegistryFile(session_id, counter, jobs, path, skipped, unknown)
 
 
@@ -127,7 +129,9 @@ def load_all(root: Path) -> Loaded:
     except FileNotFoundError:
         return Loaded(files, problems)
     for name in names:
-        if not (name == "registry.json" or (name.startswith("registry-") and name.endswith(".json"))):
+        if not (
+            name == "registry.json" or (name.startswith("registry-") and name.endswith(".json"))
+        ):
             continue
         path = root / name
         try:

@@ -40,8 +40,11 @@ async def _dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
         return {"action": action, "job": record.to_json()}
     if action == "list":
         jobs = await manager.list(all=call.all)
-        return {"action": action, "jobs": [r.to_json() for r in jobs],
-                "sessionId": manager.session_id}
+        return {
+            "action": action,
+            "jobs": [r.to_json() for r in jobs],
+            "sessionId": manager.session_id,
+        }
     if action == "status":
         record = await manager.status(call.id or "")
         return {"action": action, "job": record.to_json(), "sessionId": manager.session_id}
@@ -57,15 +60,25 @@ async def _dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
             details["earlierBytes"] = result.earlier_bytes
             if result.earlier_lines is not None:
                 details["earlierLines"] = result.earlier_lines
+        if result.note:
+            details["note"] = result.note
         return details
     if action == "send":
         sent = await manager._send(call)
-        return {"action": action, "job": sent["job"].to_json(), "sent": sent["sent"],
-                "stdinClosed": sent["stdinClosed"]}
+        return {
+            "action": action,
+            "job": sent["job"].to_json(),
+            "sent": sent["sent"],
+            "stdinClosed": sent["stdinClosed"],
+        }
     if action == "kill":
         result = await manager.kill(call.id or "", call.signal)
-        details = {"action": action, "job": result.job.to_json(), "signalled": result.signalled,
-                   "signal": call.signal}
+        details = {
+            "action": action,
+            "job": result.job.to_json(),
+            "signalled": result.signalled,
+            "signal": call.signal,
+        }
         if result.adopted:
             details["adopted"] = True
         if result.leftovers:

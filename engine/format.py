@@ -1,0 +1,81 @@
+"""Rows, outcome lines and durations shared by the command line and the screens (plain strings)."""
+
+from __future__ import annotations
+
+from .model import JobRecord, JobStatus
+from .sanitize import clip
+
+GLYPHS = {
+    JobStatus.RUNNING: "▸",
+    JobStatus.EXITED: "✓",
+    JobStatus.FAILED: "✗",
+    JobStatus.KILLED: "■",
+    JobStatus.UNKNOWN: "?",
+}
+LABEL_COLUMNS = 48
+
+
+def glyph(record: JobRecord) -> str:
+    return GLYPHS[record.status]
+
+
+def duration(ms: float) -> str:
+    """`0.4s`, `12.0s`, `3m04s`, `1h02m`: short, and stable in width while it ticks."""
+    seconds = max(0.0, ms / 1000)
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def elapsed_ms(record: JobRecord, now_ms: float) -> float:
+    end = record.finished_at if record.finished_at is not None else now_ms
+    return max(0.0, end - record.started_at)
+
+
+def outcome(record: JobRecord, now_ms: float) -> str:
+    """`✓ exit 0 · 12.0s`, `✗ exit 2 · 3.1s`, `■ killed · SIGTERM`, `■ killed by deadline · …`."""
+    took = duration(elapsed_ms(record, now_ms))
+    mark = glyph(record)
+    if record.status is JobStatus.RUNNING:
+        return f"{mark} running · {took}"
+    if record.status is JobStatus.EXITED:
+        return f"{mark} exit 0 · {took}"
+    if record.status is JobStatus.FAILED:
+        return f"{mark} exit {record.exit_code} · {took}"
+    if record.status is JobStatus.KILLED:
+        why = {"deadline": "killed by its deadline", "owner-gone": "killed: its session ended"}
+        return f"{mark} {why.get(record.end_reason or '', 'killed')} · {record.signal} · {took}"
+    return f"{mark} unknown · exit code not recorded · {took}"
+
+
+def outcome_line(record: JobRecord, now_ms: float) -> str:
+    """The transcript's one-line result: `✓ j1 tests · exit 0 · 12.0s`."""
+    text = outcome(record, now_ms)
+    mark, rest = text.split(" ", 1)
+    return f"{mark} {record.id} {record.label} · {rest}"
+
+
+def row(record: JobRecord, now_ms: float, *, peer: bool = False, width: int = LABEL_COLUMNS) -> str:
+    """A list row: `▸ j1  tests                   3.2s`."""
+    label = clip(record.label, width).ljust(width)
+    tag = "  peer" if peer else ""
+    return f"{glyph(record)} {record.id:<4} {label} {duration(elapsed_ms(record, now_ms)):>7}{tag}"
+
+
+def summary(records: list[JobRecord], own_session: str) -> str:
+    """`N jobs · R running · F failed · P peer`."""
+    running = sum(r.running for r in records)
+    failed = sum(r.status is JobStatus.FAILED for r in records)
+    peers = sum(r.session_id != own_session for r in records)
+    return f"{len(records)} jobs · {running} running · {failed} failed · {peers} peer"
+
+
+def earlier_note(earlier_lines: int | None, earlier_bytes: int) -> str:
+    """`… 412 earlier lines`, or bytes when the line count was not cheap to know."""
+    if earlier_lines:
+        return f"… {earlier_lines} earlier lines"
+    return f"… {earlier_bytes} earlier bytes"

@@ -1,0 +1,150 @@
+"""Tree kill, escalation, deadlines, leftovers of a finished job, and supervisors that die."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import psutil
+import pytest
+
+from jobs_tui.engine import Config, JobManager
+from jobs_tui.engine.model import JobStatus
+
+from .helpers import gone, tree, until
+
+# One child traps TERM; one escapes the group with setsid and double-forks.
+STUBBORN = textwrap.dedent(
+    """
+    sh -c 'trap "" TERM; while :; do sleep 1; done' &
+    (setsid sh -c 'trap "" TERM; sleep 300' &) &
+    sleep 300
+    """
+).strip()
+
+
+@pytest.fixture
+async def jm(registry_dir: str):
+    async with JobManager(registry_dir=registry_dir, config=Config(kill_grace_ms=500)) as manager:
+        yield manager
+
+
+async def _descendants(rec, at_least: int) -> list[int]:
+    assert await until(lambda: len(tree(rec.shim_pid)) >= at_least, 10)
+    return tree(rec.shim_pid)
+
+
+async def test_kill_takes_the_whole_tree_with_escalation(jm: JobManager):
+    rec = await jm.start(STUBBORN, label="stubborn")
+    pids = await _descendants(rec, 5)
+    escaped = [p for p in pids if os.getsid(p) != rec.pid]
+    assert escaped, "the setsid child should have left the job's session"
+    result = await jm.kill(rec.id, "SIGTERM")
+    assert result.signalled and result.job.status is JobStatus.KILLED
+    assert result.job.signal == "SIGTERM" and result.job.end_reason == "kill"
+    assert await until(lambda: all(gone(p) for p in pids), 5), [p for p in pids if not gone(p)]
+
+
+async def test_sigkill_and_sigint_are_delivered(jm: JobManager):
+    a = await jm.start("sleep 30")
+    b = await jm.start("sleep 30")
+    ka = await jm.kill(a.id, "SIGKILL")
+    kb = await jm.kill(b.id, "SIGINT")
+    assert (ka.job.status, ka.job.signal) == (JobStatus.KILLED, "SIGKILL")
+    assert (kb.job.status, kb.job.signal) == (JobStatus.KILLED, "SIGINT")
+    assert ka.job.exit_status == -signal.SIGKILL
+
+
+async def test_deadline_kills_the_job(jm: JobManager):
+    rec = await jm.start("sleep 30", timeout_ms=300)
+    rec = await jm.wait(rec.id, 10_000)
+    assert rec.status is JobStatus.KILLED and rec.end_reason == "deadline"
+    assert rec.signal == "SIGTERM"
+
+
+async def test_deadline_escalates_when_term_is_trapped(jm: JobManager):
+    rec = await jm.start("trap '' TERM; sleep 30 & wait; sleep 30", timeout_ms=200)
+    rec = await jm.wait(rec.id, 10_000)
+    assert rec.status is JobStatus.KILLED and rec.end_reason == "deadline"
+    assert rec.exit_status == -signal.SIGKILL
+
+
+async def test_shell_exit_settles_promptly_with_background_grandchild(jm: JobManager):
+    rec = await jm.start("sleep 300 & echo started; exit 4")
+    rec = await jm.wait(rec.id, 5_000)
+    assert rec.status is JobStatus.FAILED and rec.exit_code == 4
+    leftovers = tree(rec.shim_pid)
+    assert leftovers, "the background sleep should still be running"
+    details = await jm.call({"action": "kill", "id": rec.id})
+    assert details["signalled"] is False
+    assert "already finished" in details["error"] and details["leftoversKilled"] >= 1
+    assert await until(lambda: all(gone(p) for p in leftovers), 5)
+    assert jm.registry.get(rec.id).status is JobStatus.FAILED
+
+
+async def test_output_of_leftovers_is_still_logged(jm: JobManager):
+    rec = await jm.start("(sleep 0.5; echo late) & echo early")
+    rec = await jm.wait(rec.id, 5_000)
+    assert rec.status is JobStatus.EXITED
+    assert await until(lambda: "late" in jm.paths.log(rec.id).read_text(), 5)
+
+
+async def test_kill_of_finished_job_without_leftovers(jm: JobManager):
+    rec = await jm.wait((await jm.start("true")).id, 5_000)
+    details = await jm.call({"action": "kill", "id": rec.id})
+    assert details["signalled"] is False and "already finished" in details["error"]
+    assert "leftoversKilled" not in details
+
+
+async def test_killed_supervisor_does_not_leave_the_job_unowned(jm: JobManager):
+    rec = await jm.start("sleep 300")
+    child = rec.pid
+    os.kill(rec.shim_pid, signal.SIGKILL)
+    assert await until(lambda: not jm.registry.get(rec.id).running, 10)
+    settled = jm.registry.get(rec.id)
+    assert settled.status is JobStatus.KILLED and settled.end_reason == "shim-gone"
+    assert await until(lambda: gone(child), 5)
+
+
+DRIVER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from jobs_tui.engine import JobManager
+    async def main():
+        jm = JobManager(registry_dir=sys.argv[1])
+        await jm.open()
+        a = await jm.start("sleep 300")
+        b = await jm.start("sleep 300", detached=True)
+        print(a.pid, b.pid, flush=True)
+        await asyncio.sleep(300)
+    asyncio.run(main())
+    """
+)
+
+
+async def test_session_killed_with_sigkill_takes_its_jobs_but_not_detached_ones(
+    registry_dir: str,
+):
+    proc = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, registry_dir], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 20)
+        attached, detached = map(int, line.split())
+        proc.kill()
+        proc.wait()
+        assert await until(lambda: gone(attached), 3), "owner-gone kill should take < 2 s"
+        assert not gone(detached)
+        assert psutil.Process(detached).status() != psutil.STATUS_ZOMBIE
+    finally:
+        proc.kill()
+    async with JobManager(registry_dir=registry_dir) as jm:
+        for rec in jm.jobs():
+            if rec.running:
+                await jm.adopt(rec.id)
+                await jm.kill(rec.id, "SIGKILL")
+    assert gone(detached)
