@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import signal as signal_module
 import sys
 import time
 from collections.abc import Callable
@@ -22,11 +23,13 @@ from .link import LinkClosed, ShimLink
 from .logs import LogMissing, TailRead, read_page, read_tail
 from .model import EndReason, JobEvent, JobRecord, JobStatus, outcome
 from .paths import RegistryPaths, ensure_private_dir
+from .reconcile import Facts, Plan, plan
 from .registry import Registry
 from .sanitize import sanitize_line, sanitize_log
 
 Subscriber = Callable[[JobEvent], None]
 WINDOWS = sys.platform == "win32"
+RECONCILE_S = 1.0
 DETACH_REFUSAL = (
     "detached jobs are not supported on Windows: start it with detached=false, "
     "run the session under WSL, or hand the work to a subagent"
@@ -120,12 +123,28 @@ class JobManager:
             return
         ensure_private_dir(Path(self.dir))
         self._opened = True
-        self.problems += self.registry.load(now_ms())
+        # The marker first: a peer must never see our file without seeing us alive.
         sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
-        for record in self.registry.own_running():
-            await self._attach(record)
+        self.problems += self.registry.load(now_ms())
+        await self._reconcile_own()
         self.registry.persist()
         self._spawn(self._heartbeat())
+        self._spawn(self._reconcile_loop())
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM / SIGHUP close the session (own jobs killed, registry written), then exit."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal_module.SIGTERM, signal_module.SIGHUP):
+            loop.add_signal_handler(signum, self._on_terminate, signum)
+
+    def _on_terminate(self, signum: int) -> None:
+        async def terminate() -> None:
+            with contextlib.suppress(Exception):
+                await self.close()
+            signal_module.signal(signum, signal_module.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+        self._terminating = asyncio.get_running_loop().create_task(terminate())
 
     async def close(self, kill_jobs: bool | None = None) -> None:
         if self._closed or not self._opened:
@@ -159,6 +178,42 @@ class JobManager:
             await asyncio.sleep(interval)
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
             self.registry.persist_if_dirty()
+
+    async def _reconcile_loop(self) -> None:
+        while True:
+            await asyncio.sleep(RECONCILE_S)
+            with contextlib.suppress(OSError):
+                self.registry.refresh_peers(now_ms(), force=True)
+                await self._reconcile_own()
+                self.registry.persist_if_dirty()
+
+    async def _reconcile_own(self) -> None:
+        """Own running records without a live link: settle, reattach, or kill as orphans."""
+        adopted = {r.id for r in self.registry.take_adopted()}
+        for record in self.registry.own_running():
+            if record.id in self._links:
+                continue
+            info = read_exit(self.paths, record.id, record.status_path)
+            alive = procs.same_process(record.pid, record.start_token) or procs.same_process(
+                record.shim_pid, record.shim_token
+            )
+            facts = Facts(alive, info is not None, own=True, adopted=record.id in adopted)
+            action = plan(record, facts)
+            if action is Plan.SETTLE:
+                self.settle(record, info)
+            elif action is Plan.KILL_ORPHAN:
+                await self._kill_orphan(record)
+            elif action is Plan.REATTACH:
+                await self._attach(record)
+
+    async def _kill_orphan(self, record: JobRecord) -> None:
+        if await self._attach(record) and record.running:
+            link = self._links[record.id]
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                await link.request({"op": "kill", "signal": "SIGTERM", "reason": "owner-gone"})
+            return
+        if record.running and procs.kill_group_checked(record.pid, record.start_token, 9):
+            self.settle(record, ExitInfo(-9, EndReason.OWNER_GONE.value, "SIGKILL", now_ms()))
 
     # -- events ------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -228,6 +283,12 @@ class JobManager:
     def _settle_gone(self, record: JobRecord) -> None:
         """The shim is gone: settle from its files, else kill what is left and say so."""
         info = read_exit(self.paths, record.id, record.status_path)
+        if (
+            info is None
+            and record.shim_pid is None
+            and procs.same_process(record.pid, record.start_token)
+        ):
+            return  # a supervisor-less job (another tool's): polled until its pid is gone
         if info is None and procs.kill_group_checked(record.pid, record.start_token, 9):
             info = ExitInfo(-9, "shim-gone", "SIGKILL", now_ms())
         self.settle(record, info)
@@ -323,7 +384,7 @@ class JobManager:
                 raise Refused(DETACH_REFUSAL, "detached")
             detached = False
         wake = self.config.wake_on_finish if call.wake is None else call.wake
-        job_id = self.registry.reserve_id()
+        job_id = self.registry.reserve_id(now_ms())
         command = call.command or ""
         record = JobRecord(
             id=job_id,
@@ -379,10 +440,10 @@ class JobManager:
         await self._attach(record)
         return record
 
-    async def _attach(self, record: JobRecord) -> None:
+    async def _attach(self, record: JobRecord) -> bool:
         """Connect to the job's shim for events and control; settle it if it is gone."""
         if record.id in self._links:
-            return
+            return True
         link = ShimLink(record.id, self._on_shim_event, self._on_link_closed)
         self._finished.setdefault(record.id, asyncio.Event())
         try:
@@ -390,11 +451,12 @@ class JobManager:
         except (OSError, LinkClosed, TimeoutError):
             await link.close()
             self._settle_gone(record)
-            return
+            return False
         self._links[record.id] = link
         self._apply_output(record, state)
         if state.get("running") is False:
             self._settle_from_message(record, state)
+        return True
 
     # -- control -----------------------------------------------------------------
     def _own_running(self, job_id: str, verb: str) -> JobRecord:
@@ -472,9 +534,16 @@ class JobManager:
             if leftovers:
                 note += f"; killed {leftovers} leftover process(es) of its group"
             return KillResult(record, False, call.signal, leftovers, adopted, note)
-        if link is None:
-            self._settle_gone(record)
-            return KillResult(record, True, call.signal, 0, adopted)
+        if link is None:  # no supervisor to ask (another tool's job): signal the group
+            signalled = procs.kill_group_checked(
+                record.pid, record.start_token, procs.signal_number(call.signal)
+            )
+            info = read_exit(self.paths, record.id, record.status_path)
+            if info is None and signalled:
+                number = procs.signal_number(call.signal)
+                info = ExitInfo(-number, EndReason.KILL.value, call.signal, now_ms())
+            self.settle(record, info)
+            return KillResult(record, signalled, call.signal, 0, adopted)
         await link.request({"op": "kill", "signal": call.signal})
         grace = self.config.kill_grace_ms / 1000 + 2.0
         event = self._finished.get(record.id)

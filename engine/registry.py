@@ -1,17 +1,27 @@
-"""The merged job table of one session: its own records (written only by it) and its peers'."""
+"""The merged job table of one session: its own records (written only by it) and its peers'.
+
+Adoption of a dead session is a claim by rename: `registry-<h>.json` is renamed to
+`registry-<h>.json.adopting-<mine>`; exactly one racer's rename succeeds. The winner
+merges the records into its own file (durably) and only then removes the claim, so
+a crash in between leaves a claim file that the next session adopts in turn.
+"""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
-from . import reservations
+from . import procs, reservations, sessions
 from .config import Config
-from .model import JobRecord
-from .paths import RegistryPaths, job_number
-from .store import RegistryFile, load_all, write_json_atomic
+from .exitfiles import read_exit
+from .model import JobRecord, JobStatus, outcome
+from .paths import RegistryPaths, job_number, session_hash
+from .reconcile import claim_base, claimer
+from .store import CorruptRegistry, RegistryFile, load_all, read_registry, write_json_atomic
 
 PEER_REFRESH_S = 0.5
+STALE_TMP_S = 60.0
 
 
 def prefer(a: JobRecord, b: JobRecord, session_id: str) -> JobRecord:
@@ -38,39 +48,132 @@ class Registry:
         self._dirty = False
         self._peers_read_at = 0.0
         self._deleted: set[str] = set()
+        self.adopted: list[JobRecord] = []  # adopted since the last take_adopted()
+        self.problems: list[str] = []
+
+    @property
+    def own_path(self) -> Path:
+        return self.paths.registry_file(self.session_id)
 
     # -- reading -----------------------------------------------------------------
     def load(self, now_ms: int) -> list[str]:
+        """Read every file: own records, peers, and adopt dead sessions (see module doc)."""
+        self._remove_stale_temp_files()
         loaded = load_all(self.paths.root)
-        own_path = self.paths.registry_file(self.session_id)
         for file in loaded.files:
-            self.counter = max(self.counter, file.counter)
-            if file.path == own_path:
-                self._own_unknown = file.unknown
+            if file.path == self.own_path:
+                self.counter = max(self.counter, file.counter)
+                self._own_unknown = {k: v for k, v in file.unknown.items() if k != "persistent"}
                 for record in file.jobs:
                     self._own[record.id] = record
-        self._merge_peers([f for f in loaded.files if f.path != own_path])
+        self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
         return loaded.problems
 
-    def _merge_peers(self, files: list[RegistryFile]) -> None:
+    def refresh_peers(self, now_ms: int, force: bool = False) -> None:
+        if not force and time.monotonic() - self._peers_read_at < PEER_REFRESH_S:
+            return
+        loaded = load_all(self.paths.root)
+        self.problems += loaded.problems
+        self._absorb(loaded.files, now_ms)
+        self._peers_read_at = time.monotonic()
+
+    def _absorb(self, files: list[RegistryFile], now_ms: int) -> None:
         peers: dict[str, JobRecord] = {}
         for file in files:
+            if file.path == self.own_path:
+                continue
             self.counter = max(self.counter, file.counter)
+            if self._adoptable(file, now_ms) and self._adopt(file):
+                continue
             for record in file.jobs:
                 if record.id in self._own or record.id in self._deleted:
                     continue
                 current = peers.get(record.id)
                 peers[record.id] = record if current is None else prefer(current, record, "")
+        for record in peers.values():
+            self._view_settle(record)
         self._peers = peers
 
-    def refresh_peers(self, _now_ms: int, force: bool = False) -> None:
-        if not force and time.monotonic() - self._peers_read_at < PEER_REFRESH_S:
+    def _adoptable(self, file: RegistryFile, now_ms: int) -> bool:
+        if file.path is None:
+            return False
+        claimed_by = claimer(file.path.name)
+        if claimed_by is not None:  # a claim whose claimer died before finishing
+            if claimed_by == session_hash(self.session_id):
+                return True
+            marker = sessions.read_marker(self.paths.root / f"session-{claimed_by}.json")
+            return not sessions.marker_alive(marker, now_ms, self.config.session_ttl_ms)
+        if file.unknown.get("persistent") is True:
+            return False  # a command-line session: no process stays alive, by design
+        return not sessions.session_alive(
+            self.paths, file.session_id, now_ms, self.config.session_ttl_ms
+        )
+
+    def _adopt(self, file: RegistryFile) -> bool:
+        """Claim a dead session's file by rename and take its records; False if we lost."""
+        assert file.path is not None
+        mine = session_hash(self.session_id)
+        claim = file.path.with_name(f"{claim_base(file.path.name)}.adopting-{mine}")
+        try:
+            if file.path != claim:
+                os.rename(file.path, claim)
+            claimed = read_registry(claim)
+        except (FileNotFoundError, CorruptRegistry):
+            return False  # another session won the race (or the file went away)
+        self.counter = max(self.counter, claimed.counter)
+        for record in claimed.jobs:
+            current = self._own.get(record.id)
+            if current is not None and prefer(current, record, self.session_id) is current:
+                continue
+            record.session_id = self.session_id
+            self._own[record.id] = record
+            self._peers.pop(record.id, None)
+            self.adopted.append(record)
+        self.persist()
+        claim.unlink(missing_ok=True)
+        if claimed.session_id:
+            sessions.remove_marker(self.paths, claimed.session_id)
+        return True
+
+    def take_adopted(self) -> list[JobRecord]:
+        adopted, self.adopted = self.adopted, []
+        return adopted
+
+    def _view_settle(self, record: JobRecord) -> None:
+        """Show a peer's finished job as finished, without writing anything of theirs."""
+        if not record.running:
             return
-        own_path = self.paths.registry_file(self.session_id)
-        loaded = load_all(self.paths.root)
-        self._merge_peers([f for f in loaded.files if f.path != own_path])
-        self._peers_read_at = time.monotonic()
+        info = read_exit(self.paths, record.id, record.status_path)
+        if info is not None:
+            status, code, sig = outcome(
+                info.exit_status, info.reason, info.signal, procs.signal_name
+            )
+            record.status, record.exit_code, record.signal = status, code, sig
+            record.exit_status, record.end_reason = info.exit_status, info.reason
+            record.finished_at = info.finished_at or record.started_at
+            if info.last_line:
+                record.last_line = info.last_line
+        elif not procs.same_process(record.pid, record.start_token) and not procs.same_process(
+            record.shim_pid, record.shim_token
+        ):
+            record.status = JobStatus.UNKNOWN
+            record.finished_at = record.finished_at or record.started_at
+
+    def _remove_stale_temp_files(self) -> None:
+        now = time.time()
+        try:
+            names = os.listdir(self.paths.root)
+        except FileNotFoundError:
+            return
+        for name in names:
+            if name.startswith(".") and name.endswith(".tmp"):
+                path = self.paths.root / name
+                try:
+                    if now - path.stat().st_mtime > STALE_TMP_S:
+                        path.unlink()
+                except OSError:
+                    continue
 
     def get(self, job_id: str) -> JobRecord | None:
         return self._own.get(job_id) or self._peers.get(job_id)
@@ -85,8 +188,8 @@ class Registry:
         return [r for r in self._own.values() if r.running]
 
     # -- ids ---------------------------------------------------------------------
-    def reserve_id(self) -> str:
-        self.refresh_peers(0, force=True)
+    def reserve_id(self, now_ms: int) -> str:
+        self.refresh_peers(now_ms, force=True)
         taken = [job_number(r.id) for r in self.all()]
         taken += reservations.held_numbers(self.paths)
         first = max([self.counter, *(n + 1 for n in taken)])
@@ -146,11 +249,12 @@ class Registry:
             self.persist()
 
     def persist(self) -> None:
+        extra = {"persistent": True} if self.persistent else {}
         file = RegistryFile(
             session_id=self.session_id,
             counter=self.counter,
             jobs=sorted(self._own.values(), key=lambda r: r.number),
-            unknown={**self._own_unknown, **({"persistent": True} if self.persistent else {})},
+            unknown={**self._own_unknown, **extra},
         )
-        write_json_atomic(self.paths.registry_file(self.session_id), file.to_json())
+        write_json_atomic(self.own_path, file.to_json())
         self._dirty = False

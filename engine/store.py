@@ -76,13 +76,14 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
 def parse_registry(raw: bytes, path: Path | None = None) -> RegistryFile:
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise CorruptRegistry(f"not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise CorruptRegistry("not a registry object")
     session_id = data.get("sessionId")
     if not isinstance(session_id, str):
-        session_id = "legacy" if path and path.name == "registry.json" else ""
+        legacy = path is not None and path.name.split(".adopting-", 1)[0] == "registry.json"
+        session_id = "legacy" if legacy else ""
     counter = data.get("counter")
     if isinstance(counter, bool) or not isinstance(counter, int):
         counter = 1
@@ -120,6 +121,14 @@ class Loaded:
     problems: list[str]
 
 
+def is_registry_name(name: str) -> bool:
+    """A session file, the legacy shared file, or either one claimed for adoption."""
+    if ".corrupt-" in name:
+        return False  # quarantined: kept for a person to read, never parsed again
+    base = name.split(".adopting-", 1)[0]
+    return base == "registry.json" or (base.startswith("registry-") and base.endswith(".json"))
+
+
 def load_all(root: Path) -> Loaded:
     """Every session file (and a legacy registry.json) in the directory."""
     files: list[RegistryFile] = []
@@ -129,9 +138,7 @@ def load_all(root: Path) -> Loaded:
     except FileNotFoundError:
         return Loaded(files, problems)
     for name in names:
-        if not (
-            name == "registry.json" or (name.startswith("registry-") and name.endswith(".json"))
-        ):
+        if not is_registry_name(name):
             continue
         path = root / name
         try:
