@@ -101,7 +101,7 @@ def _type_name(expected: Any) -> str:
 def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
     if not isinstance(call, dict):
         raise CallError("a job call must be an object with an 'action' field", "action")
-    unknown = sorted(k for k in call if k not in FIELDS)
+    unknown = sorted(str(k) for k in call if k not in FIELDS)
     if unknown:
         raise CallError(f"unknown field {unknown[0]!r}", unknown[0])
     action = _typed(call, "action")
@@ -180,7 +180,9 @@ def _send(v: dict[str, Any], _cwd: str | None) -> JobCall:
 
 
 def _kill(v: dict[str, Any], _cwd: str | None) -> JobCall:
-    sig = v.get("signal") or "SIGTERM"
+    sig = v.get("signal")
+    if sig is None:
+        sig = "SIGTERM"
     if sig not in KILL_SIGNALS:
         raise CallError(f"signal {sig!r} is not one of " + ", ".join(KILL_SIGNALS), "signal")
     return JobCall(action="kill", id=v["id"], signal=sig)
@@ -246,7 +248,7 @@ def json_schema() -> dict[str, Any]:
                 "description": "Leave it running when the session ends (start).",
             },
             "stdin": {"type": "boolean", "description": "Give the job a stdin pipe (start)."},
-            "id": {"type": "string", "pattern": "^j[1-9][0-9]*$", "description": "Job id."},
+            "id": {"type": "string", "pattern": "^j[1-9][0-9]{0,8}$", "description": "Job id."},
             "lines": {
                 "type": "integer",
                 "minimum": 1,

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from .paths import is_job_id
 
 
 class JobStatus(StrEnum):
@@ -144,12 +147,14 @@ class JobRecord:
                 raise RecordError(f"field {key!r} has the wrong type")
             if not isinstance(value, types):
                 raise RecordError(f"field {key!r} has the wrong type")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise RecordError(f"field {key!r} is not a finite number")
             values[attr] = value
         try:
             values["status"] = JobStatus(values["status"])
         except ValueError as exc:
             raise RecordError(f"field 'status' has an unknown value {values['status']!r}") from exc
-        if not isinstance(values["id"], str) or not values["id"][1:].isdigit():
+        if not is_job_id(values["id"]):
             raise RecordError("field 'id' is not j<n>")
         values["started_at"] = int(values["started_at"])
         if values["finished_at"] is not None:

@@ -14,7 +14,7 @@ APP_NAME = "jobs-tui"
 MAX_SOCKET_PATH = 100
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-_JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})$")
+_JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})\Z")  # \Z: "$" would accept a trailing "\n"
 
 
 def project_key(cwd: str | os.PathLike[str]) -> str:

@@ -1,4 +1,4 @@
-"""The registry under faults: corrupt files, hostile paths, stale locks, pid reuse, crashes, races."""
+"""The registry under faults: corrupt files, hostile paths, stale locks, pid reuse, races."""
 
 from __future__ import annotations
 
