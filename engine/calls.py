@@ -78,6 +78,9 @@ class JobCall:
     signal: str = "SIGTERM"
     timeout_ms: int | None = None
     all: bool = False
+    tty: bool = False  # not a `job` tool field: the typed API and the other vocabularies
+    cols: int = 80
+    rows: int = 24
 
 
 def _typed(call: dict[str, Any], name: str) -> Any:

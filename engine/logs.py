@@ -17,6 +17,7 @@ LINE_CAP = MiB  # one log line is never loaded whole past this
 READ_BUDGET = 16 * MiB  # bytes one read may load at most
 _BLOCK = 64 * 1024
 _FILE_MODE = 0o600
+_MISSING_WAIT = 0.05  # seconds a missing live segment is waited for
 
 
 class LogMissing(FileNotFoundError):
@@ -32,6 +33,7 @@ class LogWriter:
         self.max_bytes = max(0, int(max_bytes))
         self.total = 0  # bytes accepted since the writer opened
         self.rotations = 0
+        self.lost_bytes = 0  # bytes of a deleted live segment found at rotation
         self._fd = self._open()
         self.size = os.fstat(self._fd).st_size
 
@@ -49,7 +51,11 @@ class LogWriter:
 
     def rotate(self) -> None:
         os.close(self._fd)
-        os.replace(self.live, self.previous)
+        self._fd = -1
+        try:
+            os.replace(self.live, self.previous)
+        except FileNotFoundError:  # the live segment was deleted by hand: its bytes are gone
+            self.lost_bytes += self.size
         self._fd = self._open()
         self.size = 0
         self.rotations += 1
@@ -154,17 +160,26 @@ def open_pair(live: str, previous: str, attempts: int = 200) -> SegmentPair:
     """Open `<id>.log.1` + `<id>.log` as a consistent pair, retrying across rotations.
 
     The live segment is opened first; if it is still the live one after the previous
-    segment has been opened, no rotation came between the two opens.
+    segment has been opened, no rotation came between the two opens. A live segment
+    that is missing while the previous one exists is a rotation between its rename and
+    its reopen (microseconds), or a live log deleted by hand: after a short wait the
+    previous segment alone is returned, which is then the whole retained log.
     """
+    missing_since: float | None = None
     for attempt in range(attempts):
         live_seg = _open_segment(live)
         prev_seg = _open_segment(previous)
         if live_seg is None:
-            if prev_seg is not None:
-                os.close(prev_seg.fd)
-                time.sleep(0.0005 * (attempt + 1))  # a rotation between rename and reopen
-                continue
-            raise LogMissing(errno.ENOENT, "log file does not exist", live)
+            if prev_seg is None:
+                raise LogMissing(errno.ENOENT, "log file does not exist", live)
+            os.close(prev_seg.fd)
+            now = time.monotonic()
+            if missing_since is None:
+                missing_since = now
+            elif now - missing_since >= _MISSING_WAIT:
+                break
+            time.sleep(min(0.0005 * (attempt + 1), 0.01))
+            continue
         st = os.fstat(live_seg.fd)
         if _inode(live) == (st.st_dev, st.st_ino):
             live_seg.size = os.fstat(live_seg.fd).st_size
@@ -185,7 +200,7 @@ class TailRead:
     start: int  # offset of `data` within the retained segments
     size: int  # bytes in the retained segments
     earlier_lines: int | None  # lines before `data`, when counting them was cheap
-    clipped: bool  # a line longer than LINE_CAP was cut to its last LINE_CAP bytes
+    clipped: bool  # a line longer than line_cap was cut to its last line_cap bytes
     rotated: bool  # an earlier segment existed (output before .log.1 is gone)
 
     @property
@@ -201,9 +216,11 @@ class TailRead:
 
     def lines(self) -> list[str]:
         text = self.text()
+        if not text:
+            return []
         if text.endswith("\n"):
             text = text[:-1]
-        return text.split("\n") if text else []
+        return text.split("\n")
 
 
 def read_tail(
@@ -226,18 +243,40 @@ def read_tail(
 def _tail_of(
     pair: SegmentPair, lines: int, line_cap: int, budget: int, count_below: int
 ) -> TailRead:
+    """Scan backwards for line starts; every line is measured, none is loaded past the cap.
+
+    Lines are taken from the end while fewer than `lines` are taken and the slice stays
+    within `budget` bytes. A line longer than `line_cap` is cut to its last `line_cap`
+    bytes (`clipped`) and ends the scan: the result is one contiguous slice.
+    """
+    line_cap = max(1, line_cap)
+    budget = max(budget, line_cap + 1)  # the last line, clipped, always fits
     end = pair.size
+    rotated = pair.previous is not None
     if end == 0:
-        return TailRead(b"", 0, 0, 0, False, pair.previous is not None)
+        return TailRead(b"", 0, 0, 0, False, rotated)
     last = pair.read(end - 1, end)
-    scan_end = end - 1 if last == b"\n" else end  # a final newline ends the last line
-    blocks: list[bytes] = []
-    pos = scan_end
-    line_end = scan_end
+    line_end = end - 1 if last == b"\n" else end  # end of the line being scanned, sans newline
+    start = end  # start of the earliest line taken so far
     found = 0
-    start = 0
     clipped = False
-    while pos > 0:
+    pos = line_end
+
+    def take(line_start: int) -> bool:
+        """Measure the line [line_start, line_end); True when the scan must stop."""
+        nonlocal start, found, clipped
+        if line_end - line_start > line_cap:
+            cut = line_end - line_cap
+            if end - cut <= budget:
+                start, clipped = cut, True
+            return True
+        if end - line_start > budget:
+            return True
+        start = line_start
+        found += 1
+        return found >= lines
+
+    while True:
         block_start = max(0, pos - _BLOCK)
         block = pair.read(block_start, pos)
         cut = len(block)
@@ -245,27 +284,33 @@ def _tail_of(
             nl = block.rfind(b"\n", 0, cut)
             if nl < 0:
                 break
-            found += 1
+            if take(block_start + nl + 1):
+                return _tail_result(pair, start, end, clipped, rotated, count_below)
             line_end = block_start + nl
             cut = nl
-            if found >= lines:
-                break
-        if found >= lines:
-            start = line_end + 1
+        if block_start == 0:  # the first retained line starts at offset 0
+            take(0)
             break
-        if line_end - block_start > line_cap or end - block_start > budget:
-            start = max(block_start, line_end - line_cap, end - budget)
-            clipped = line_end - block_start > line_cap
+        # the current line starts before this block
+        if line_end - block_start > line_cap:
+            take(block_start)  # longer than the cap: its last line_cap bytes, then stop
             break
-        blocks.append(block)
+        if end - block_start > budget:
+            break  # it cannot fit, and neither its clipped tail (line_cap < budget)
         pos = block_start
+    return _tail_result(pair, start, end, clipped, rotated, count_below)
+
+
+def _tail_result(
+    pair: SegmentPair, start: int, end: int, clipped: bool, rotated: bool, count_below: int
+) -> TailRead:
     data = pair.read(start, end)
     earlier: int | None = None
     if start == 0:
         earlier = 0
     elif start <= count_below:
         earlier = pair.read(0, start).count(b"\n")
-    return TailRead(data, start, end, earlier, clipped, pair.previous is not None)
+    return TailRead(data, start, end, earlier, clipped, rotated)
 
 
 @dataclass
@@ -288,7 +333,14 @@ def read_page(
     line_cap: int = LINE_CAP,
     budget: int = READ_BUDGET,
 ) -> PageRead:
-    """Line-based offset/limit paging from the start of the retained log."""
+    """Line-based offset/limit paging from the start of the retained log.
+
+    Lines are counted from 0 at the start of the retained segments; every line is
+    counted (`total_lines`), those in the page are returned, each cut to its last
+    `line_cap` bytes (`clipped` says whether a returned line was cut). A page stops
+    early once `budget` bytes are loaded.
+    """
+    offset = max(0, offset)
     pair = open_pair(live, previous)
     try:
         out: list[bytes] = []
@@ -296,26 +348,33 @@ def read_page(
         loaded = 0
         index = 0
         carry = b""
+        carry_long = False  # the line in `carry` was already cut to its last line_cap bytes
         pos = 0
+
+        def keep(piece: bytes, long: bool) -> None:
+            nonlocal clipped, loaded
+            if index >= offset and (limit is None or len(out) < limit) and loaded < budget:
+                if len(piece) > line_cap:
+                    piece, long = piece[-line_cap:], True
+                out.append(piece)
+                loaded += len(piece)
+                clipped = clipped or long
+
         while pos < pair.size:
             block = pair.read(pos, min(pair.size, pos + _BLOCK))
             pos += len(block)
             pieces = block.split(b"\n")
             pieces[0] = carry + pieces[0]
+            first_long = carry_long
             carry = pieces.pop()
+            carry_long = first_long if not pieces else False
             if len(carry) > line_cap:
-                carry = carry[-line_cap:]
-                clipped = True
-            for piece in pieces:
-                if index >= offset and (limit is None or len(out) < limit) and loaded < budget:
-                    if len(piece) > line_cap:
-                        piece, clipped = piece[-line_cap:], True
-                    out.append(piece)
-                    loaded += len(piece)
+                carry, carry_long = carry[-line_cap:], True
+            for number, piece in enumerate(pieces):
+                keep(piece, first_long and number == 0)
                 index += 1
         if carry:
-            if index >= offset and (limit is None or len(out) < limit) and loaded < budget:
-                out.append(carry)
+            keep(carry, carry_long)
             index += 1
         text = [piece.decode("utf-8", "replace") for piece in out]
         return PageRead(text, offset, index, clipped, pair.previous is not None)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import dataclasses
 import os
 import secrets
 import signal as signal_module
@@ -30,6 +32,7 @@ from .sanitize import sanitize_line, sanitize_log
 Subscriber = Callable[[JobEvent], None]
 WINDOWS = sys.platform == "win32"
 RECONCILE_S = 1.0
+MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
 DETACH_REFUSAL = (
     "detached jobs are not supported on Windows: start it with detached=false, "
     "run the session under WSL, or hand the work to a subagent"
@@ -357,6 +360,10 @@ class JobManager:
         wake: bool | None = None,
         detached: bool | None = None,
         cwd: str | None = None,
+        *,
+        tty: bool = False,
+        cols: int = 80,
+        rows: int = 24,
     ) -> JobRecord:
         call = {
             "action": "start",
@@ -368,7 +375,16 @@ class JobManager:
             "detached": detached,
             "cwd": cwd,
         }
-        return await self._start(self._validate(call))
+        checked = self._validate(call)
+        if tty:
+            if not (MIN_COLS <= cols <= MAX_COLS and MIN_ROWS <= rows <= MAX_ROWS):
+                raise JobError(
+                    f"terminal size {cols}x{rows} is outside "
+                    f"{MIN_COLS}-{MAX_COLS} x {MIN_ROWS}-{MAX_ROWS}",
+                    "cols",
+                )
+            checked = dataclasses.replace(checked, tty=True, cols=cols, rows=rows)
+        return await self._start(checked)
 
     def _validate(self, call: dict[str, Any]) -> JobCall:
         try:
@@ -402,7 +418,8 @@ class JobManager:
             wake=wake,
             session_id=self.session_id,
             status_path=str(self.paths.status(job_id)),
-            stdin=call.stdin,
+            stdin=call.stdin or call.tty,
+            tty=call.tty,
             timeout_ms=call.timeout_ms,
         )
         owner = None if (detached or self.persistent) else os.getpid()
@@ -419,6 +436,9 @@ class JobManager:
             "killGraceMs": self.config.kill_grace_ms,
             "timeoutMs": call.timeout_ms,
             "stdin": call.stdin,
+            "tty": call.tty,
+            "cols": call.cols,
+            "rows": call.rows,
             "ownerPid": owner,
             "ownerToken": procs.start_token(owner) if owner else None,
         }
@@ -474,7 +494,19 @@ class JobManager:
         return await self._send(call)
 
     async def _send(self, call: JobCall) -> dict[str, Any]:
-        record = self._own_running(call.id or "", "sent input")
+        payload = call.input or ""
+        if call.input is not None and call.newline:
+            payload += "\n"
+        reply = await self.send_bytes(call.id or "", payload.encode("utf-8"), eof=call.eof)
+        return {
+            "sent": len(call.input or ""),
+            "stdinClosed": reply["stdinClosed"],
+            "job": reply["job"],
+        }
+
+    async def send_bytes(self, job_id: str, data: bytes, eof: bool = False) -> dict[str, Any]:
+        """Raw bytes to an own running job's stdin (or terminal); `eof` closes a pipe."""
+        record = self._own_running(job_id, "sent input")
         if not record.running:
             raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
         if not record.stdin:
@@ -482,18 +514,30 @@ class JobManager:
         link = self._links.get(record.id)
         if link is None:
             raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
-        payload = call.input or ""
-        if call.input is not None and call.newline:
-            payload += "\n"
-        import base64
-
-        data = base64.b64encode(payload.encode("utf-8")).decode()
-        reply = await link.request({"op": "send", "data": data, "eof": call.eof})
+        encoded = base64.b64encode(data).decode()
+        reply = await link.request({"op": "send", "data": encoded, "eof": eof})
         if not reply.get("ok"):
             raise Refused(
                 f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id"
             )
-        return {"sent": len(call.input or ""), "stdinClosed": bool(call.eof), "job": record}
+        return {"sent": len(data), "stdinClosed": bool(reply.get("stdinClosed")), "job": record}
+
+    async def resize(self, job_id: str, cols: int, rows: int) -> JobRecord:
+        """Set a terminal job's window size; the program sees SIGWINCH."""
+        record = self._own_running(job_id, "resized")
+        if not record.tty:
+            raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
+        if not (MIN_COLS <= cols <= MAX_COLS and MIN_ROWS <= rows <= MAX_ROWS):
+            raise JobError(
+                f"terminal size {cols}x{rows} is outside "
+                f"{MIN_COLS}-{MAX_COLS} x {MIN_ROWS}-{MAX_ROWS}",
+                "cols",
+            )
+        link = self._links.get(record.id)
+        reply = await link.request({"op": "resize", "cols": cols, "rows": rows}) if link else {}
+        if not reply.get("ok"):
+            raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
+        return record
 
     async def wait(self, job_id: str, timeout_ms: int = 30_000) -> JobRecord:
         """The record once finished, or still running when `timeout_ms` passes."""
@@ -572,7 +616,7 @@ class JobManager:
         call = self._validate({"action": "logs", "id": job_id, "lines": lines})
         return await self._logs(call, keep_sgr=keep_sgr)
 
-    def _log_paths(self, record: JobRecord) -> tuple[str, str]:
+    def log_files(self, record: JobRecord) -> tuple[str, str]:
         live = self.paths.inside(record.log_path)
         if live is None:
             raise Refused(
@@ -583,7 +627,7 @@ class JobManager:
 
     async def _logs(self, call: JobCall, keep_sgr: bool = False) -> LogsResult:
         record = self.get(call.id or "")
-        live, previous = self._log_paths(record)
+        live, previous = self.log_files(record)
         count = min(call.lines or self.config.max_log_lines, 2000)
         try:
             tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
@@ -621,7 +665,7 @@ class JobManager:
     async def page(self, job_id: str, offset: int, limit: int | None) -> LogsResult:
         """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
         record = self.get(job_id)
-        live, previous = self._log_paths(record)
+        live, previous = self.log_files(record)
         page = await asyncio.to_thread(read_page, live, previous, offset, limit)
         text = sanitize_log("\n".join(page.lines))
         return LogsResult(

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import errno
-import fcntl
 import json
 import os
 import selectors
@@ -28,17 +27,11 @@ import socket
 import sys
 import time
 
-if __package__:
-    from . import procs
-    from .logs import LogWriter
-    from .sanitize import last_line
-else:  # pragma: no cover - run by path
-    import procs  # type: ignore[no-redef]
-    from logs import LogWriter  # type: ignore[no-redef]
-    from sanitize import last_line  # type: ignore[no-redef]
+from . import procs
+from .logs import LogWriter
+from .sanitize import last_line
+from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
 
-F_SETPIPE_SZ = 1031
-PIPE_SIZE = 1 << 20
 OUTPUT_EVENT_S = 0.25  # lastLine and byte counts reach sessions at most this often
 PENDING_STDIN_MAX = 1 << 20
 OWNER_GONE_GRACE_MS = 1000
@@ -87,6 +80,8 @@ class Shim:
         self.sent_bytes = -1
         self.line = ""
         self.finished_at: int | None = None
+        self.tty = False
+        self.pty_fd = -1
         self.lost_bytes = 0
         self.log_checked = 0.0
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
@@ -95,43 +90,17 @@ class Shim:
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
         spec = self.spec
-        out_r, out_w = os.pipe()
-        try:
-            fcntl.fcntl(out_r, F_SETPIPE_SZ, PIPE_SIZE)
-        except OSError:
-            pass
-        if spec.get("stdin"):
-            in_r, in_w = os.pipe()
-        else:
-            in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
-        actions = [
-            (os.POSIX_SPAWN_DUP2, in_r, 0),
-            (os.POSIX_SPAWN_DUP2, out_w, 1),
-            (os.POSIX_SPAWN_DUP2, out_w, 2),
-        ]
-        defaults = [signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD]
-        if hasattr(signal, "SIGXFSZ"):
-            defaults.append(signal.SIGXFSZ)
         os.chdir(spec["cwd"])
-        env = dict(os.environ)
-        env["JOBS_TUI_JOB_ID"] = spec["id"]
-        self.child_pid = os.posix_spawn(
-            "/bin/sh",
-            ["sh", "-c", spec["command"]],
-            env,
-            file_actions=actions,
-            setsid=True,
-            setsigdef=defaults,
-            setsigmask=(),
-        )
-        os.close(out_w)
-        os.close(in_r)
-        os.set_blocking(out_r, False)
-        self.out_fd = out_r
-        self.sel.register(out_r, selectors.EVENT_READ, "out")
-        if in_w >= 0:
-            os.set_blocking(in_w, False)
-            self.in_fd = in_w
+        self.tty = bool(spec.get("tty"))
+        job = spawn_pty(spec) if self.tty else spawn_pipes(spec)
+        self.child_pid, self.out_fd, self.pty_fd = job.pid, job.out_fd, job.pty_fd
+        if self.tty:
+            self.splice = False  # splice needs a pipe on one side; a PTY master is not one
+        os.set_blocking(self.out_fd, False)
+        self.sel.register(self.out_fd, selectors.EVENT_READ, "out")
+        if job.in_fd >= 0:
+            os.set_blocking(job.in_fd, False)
+            self.in_fd = job.in_fd
         if spec.get("timeoutMs"):
             self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
 
@@ -260,7 +229,9 @@ class Shim:
                 if exc.errno == errno.EINVAL and self.splice:
                     self.splice = False
                     continue
-                raise
+                if exc.errno != errno.EIO:  # EIO: every holder of the PTY slave has closed it
+                    raise
+                moved = 0
             if moved == 0:
                 self.sel.unregister(self.out_fd)
                 os.close(self.out_fd)
@@ -303,10 +274,13 @@ class Shim:
             if len(self.pending_in) + len(data) > PENDING_STDIN_MAX:
                 return {"ok": False, "error": "stdin is full: the job is not reading its input"}
             self.pending_in += data
-            if message.get("eof"):
+            if message.get("eof") and self.tty:
+                self.pending_in += b"\x04"  # a terminal has no EOF to close: type ^D
+            elif message.get("eof"):
                 self.close_in_after = True
             self.write_stdin()
-            return {"ok": True, "sent": len(data), "stdinClosed": bool(message.get("eof"))}
+            closed = bool(message.get("eof")) and not self.tty
+            return {"ok": True, "sent": len(data), "stdinClosed": closed}
         if op == "kill":
             return self.kill(
                 message.get("signal", "SIGTERM"),
@@ -317,7 +291,10 @@ class Shim:
             self.watch_owner(message.get("pid"), message.get("token"))
             return {"ok": True}
         if op == "resize":
-            return {"ok": False, "error": "not a terminal job"}
+            if self.pty_fd < 0 or self.exit_status is not None:
+                return {"ok": False, "error": "not a running terminal job"}
+            set_winsize(self.pty_fd, int(message["cols"]), int(message["rows"]))
+            return {"ok": True}
         if op == "state":
             return self.state()
         return {"ok": False, "error": f"unknown op {op!r}"}

@@ -1,0 +1,100 @@
+"""Spawning `sh -c COMMAND` in a new session, on pipes or on a pseudo-terminal.
+
+posix_spawn (no Python-level fork) with the signals the shim ignores or handles
+reset to their defaults, so the job starts exactly as from a shell. On a PTY the
+slave is opened after setsid, which makes it the job's controlling terminal.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import struct
+import termios
+from dataclasses import dataclass
+
+F_SETPIPE_SZ = 1031
+PIPE_SIZE = 1 << 20
+SHELL = "/bin/sh"
+
+
+@dataclass
+class Spawned:
+    pid: int
+    out_fd: int  # what the job writes (pipe read end, or the PTY master)
+    in_fd: int  # where its input goes (pipe write end, a dup of the master, or -1)
+    pty_fd: int = -1  # the PTY master, for resizes
+
+
+def _defaults() -> list[int]:
+    names = ("SIGPIPE", "SIGINT", "SIGTERM", "SIGHUP", "SIGCHLD", "SIGXFSZ", "SIGWINCH")
+    return [getattr(signal, n) for n in names if hasattr(signal, n)]
+
+
+def _env(spec: dict, tty: bool) -> dict[str, str]:
+    env = dict(os.environ)
+    env["JOBS_TUI_JOB_ID"] = spec["id"]
+    if tty and env.get("TERM", "dumb") in ("", "dumb"):
+        env["TERM"] = "xterm-256color"
+    return env
+
+
+def set_winsize(fd: int, cols: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def spawn_pipes(spec: dict) -> Spawned:
+    out_r, out_w = os.pipe()
+    try:
+        fcntl.fcntl(out_r, F_SETPIPE_SZ, PIPE_SIZE)
+    except OSError:
+        pass
+    if spec.get("stdin"):
+        in_r, in_w = os.pipe()
+    else:
+        in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
+    actions = [
+        (os.POSIX_SPAWN_DUP2, in_r, 0),
+        (os.POSIX_SPAWN_DUP2, out_w, 1),
+        (os.POSIX_SPAWN_DUP2, out_w, 2),
+    ]
+    try:
+        pid = os.posix_spawn(
+            SHELL,
+            ["sh", "-c", spec["command"]],
+            _env(spec, tty=False),
+            file_actions=actions,
+            setsid=True,
+            setsigdef=_defaults(),
+            setsigmask=(),
+        )
+    finally:
+        os.close(out_w)
+        os.close(in_r)
+    return Spawned(pid, out_r, in_w)
+
+
+def spawn_pty(spec: dict) -> Spawned:
+    master, slave = os.openpty()
+    set_winsize(master, int(spec.get("cols") or 80), int(spec.get("rows") or 24))
+    slave_path = os.ttyname(slave)
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, slave_path, os.O_RDWR, 0),
+        (os.POSIX_SPAWN_DUP2, 0, 1),
+        (os.POSIX_SPAWN_DUP2, 0, 2),
+    ]
+    try:
+        pid = os.posix_spawn(
+            SHELL,
+            ["sh", "-c", spec["command"]],
+            _env(spec, tty=True),
+            file_actions=actions,
+            setsid=True,
+            setsigdef=_defaults(),
+            setsigmask=(),
+        )
+    finally:
+        os.close(slave)
+    writer = os.dup(master)
+    return Spawned(pid, master, writer, master)
