@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .config import Config, ConfigError
-    from .manager import JobError, JobManager, Refused, UnknownJob
+    from .manager import JobManager
     from .model import JobEvent, JobRecord, JobStatus
+    from .results import JobError, Refused, UnknownJob
 
 __all__ = [
     "Config",
@@ -30,9 +31,9 @@ _LAZY = {
     "Config": "config",
     "ConfigError": "config",
     "JobManager": "manager",
-    "JobError": "manager",
-    "Refused": "manager",
-    "UnknownJob": "manager",
+    "JobError": "results",
+    "Refused": "results",
+    "UnknownJob": "results",
     "JobEvent": "model",
     "JobRecord": "model",
     "JobStatus": "model",

@@ -3,88 +3,41 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import dataclasses
 import os
 import secrets
 import signal as signal_module
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import procs, reservations, sessions
 from .calls import CallError, JobCall, validate
 from .config import Config, resolve_registry_dir
+from .control import ControlMixin, check_size
 from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch
 from .link import LinkClosed, ShimLink
-from .logs import LogMissing, TailRead, read_page, read_tail
-from .model import EndReason, JobEvent, JobRecord, JobStatus, outcome
+from .model import EndReason, JobEvent, JobRecord, JobStatus, now_ms, outcome
 from .paths import RegistryPaths, ensure_private_dir
+from .reading import ReadingMixin
 from .reconcile import Facts, Plan, plan
 from .registry import Registry
-from .sanitize import sanitize_line, sanitize_log
+from .results import JobError, Refused, UnknownJob
+from .sanitize import sanitize_line
 
 Subscriber = Callable[[JobEvent], None]
 WINDOWS = sys.platform == "win32"
 RECONCILE_S = 1.0
-MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
 DETACH_REFUSAL = (
     "detached jobs are not supported on Windows: start it with detached=false, "
     "run the session under WSL, or hand the work to a subagent"
 )
 
 
-class JobError(Exception):
-    """A request the manager refuses; `field` names the offending call field, if any."""
-
-    code = "error"
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-class UnknownJob(JobError):
-    code = "unknown-id"
-
-
-class Refused(JobError):
-    code = "refused"
-
-
-@dataclass
-class KillResult:
-    job: JobRecord
-    signalled: bool
-    signal: str
-    leftovers: int = 0
-    adopted: bool = False
-    error: str | None = None
-
-
-@dataclass
-class LogsResult:
-    job: JobRecord
-    text: str
-    lines: list[str]
-    truncated: bool
-    earlier_bytes: int
-    earlier_lines: int | None
-    log_file: str
-    total_lines: int | None = None
-    note: str | None = None
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-class JobManager:
+class JobManager(ControlMixin, ReadingMixin):
     """Start, follow, feed, wait for, kill and clear jobs; see the README for the API."""
 
     def __init__(
@@ -377,12 +330,7 @@ class JobManager:
         }
         checked = self._validate(call)
         if tty:
-            if not (MIN_COLS <= cols <= MAX_COLS and MIN_ROWS <= rows <= MAX_ROWS):
-                raise JobError(
-                    f"terminal size {cols}x{rows} is outside "
-                    f"{MIN_COLS}-{MAX_COLS} x {MIN_ROWS}-{MAX_ROWS}",
-                    "cols",
-                )
+            check_size(cols, rows)
             checked = dataclasses.replace(checked, tty=True, cols=cols, rows=rows)
         return await self._start(checked)
 
@@ -479,240 +427,6 @@ class JobManager:
         return True
 
     # -- control -----------------------------------------------------------------
-    def _own_running(self, job_id: str, verb: str) -> JobRecord:
-        record = self.get(job_id)
-        if not self.is_own(record):
-            raise Refused(f"{job_id} is another session's job; not {verb}.", "id")
-        return record
-
-    async def send(
-        self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
-    ) -> dict[str, Any]:
-        call = self._validate(
-            {"action": "send", "id": job_id, "input": text, "newline": newline, "eof": eof}
-        )
-        return await self._send(call)
-
-    async def _send(self, call: JobCall) -> dict[str, Any]:
-        payload = call.input or ""
-        if call.input is not None and call.newline:
-            payload += "\n"
-        reply = await self.send_bytes(call.id or "", payload.encode("utf-8"), eof=call.eof)
-        return {
-            "sent": len(call.input or ""),
-            "stdinClosed": reply["stdinClosed"],
-            "job": reply["job"],
-        }
-
-    async def send_bytes(self, job_id: str, data: bytes, eof: bool = False) -> dict[str, Any]:
-        """Raw bytes to an own running job's stdin (or terminal); `eof` closes a pipe."""
-        record = self._own_running(job_id, "sent input")
-        if not record.running:
-            raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
-        if not record.stdin:
-            raise Refused(f"{record.id} was not started with stdin; nothing was sent.", "id")
-        link = self._links.get(record.id)
-        if link is None:
-            raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
-        encoded = base64.b64encode(data).decode()
-        reply = await link.request({"op": "send", "data": encoded, "eof": eof})
-        if not reply.get("ok"):
-            raise Refused(
-                f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id"
-            )
-        return {"sent": len(data), "stdinClosed": bool(reply.get("stdinClosed")), "job": record}
-
-    async def resize(self, job_id: str, cols: int, rows: int) -> JobRecord:
-        """Set a terminal job's window size; the program sees SIGWINCH."""
-        record = self._own_running(job_id, "resized")
-        if not record.tty:
-            raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
-        if not (MIN_COLS <= cols <= MAX_COLS and MIN_ROWS <= rows <= MAX_ROWS):
-            raise JobError(
-                f"terminal size {cols}x{rows} is outside "
-                f"{MIN_COLS}-{MAX_COLS} x {MIN_ROWS}-{MAX_ROWS}",
-                "cols",
-            )
-        link = self._links.get(record.id)
-        reply = await link.request({"op": "resize", "cols": cols, "rows": rows}) if link else {}
-        if not reply.get("ok"):
-            raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
-        return record
-
-    async def wait(self, job_id: str, timeout_ms: int = 30_000) -> JobRecord:
-        """The record once finished, or still running when `timeout_ms` passes."""
-        record = self.get(job_id)
-        deadline = time.monotonic() + timeout_ms / 1000
-        while record.running:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            event = self._finished.get(job_id)
-            if event is not None and job_id in self._links:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), left)
-            else:  # a peer's job: nothing pushes its finish to us
-                await asyncio.sleep(min(left, 0.2))
-                self.registry.refresh_peers(now_ms())
-            record = self.get(job_id)
-        self._mark_seen(record)
-        return record
-
-    async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
-        call = self._validate({"action": "kill", "id": job_id, "signal": signal})
-        record = self.get(call.id or "")
-        adopted = False
-        if not self.is_own(record):
-            if not record.running:
-                raise Refused(f"{record.id} is another session's job; not killed.", "id")
-            await self.adopt(record.id)
-            adopted = True
-            record = self.get(record.id)
-        link = self._links.get(record.id)
-        if not record.running:
-            leftovers = 0
-            if link is not None:
-                reply = await link.request({"op": "kill", "signal": call.signal})
-                leftovers = int(reply.get("leftovers") or 0)
-            note = f"{record.id} had already finished"
-            if leftovers:
-                note += f"; killed {leftovers} leftover process(es) of its group"
-            return KillResult(record, False, call.signal, leftovers, adopted, note)
-        if link is None:  # no supervisor to ask (another tool's job): signal the group
-            signalled = procs.kill_group_checked(
-                record.pid, record.start_token, procs.signal_number(call.signal)
-            )
-            info = read_exit(self.paths, record.id, record.status_path)
-            if info is None and signalled:
-                number = procs.signal_number(call.signal)
-                info = ExitInfo(-number, EndReason.KILL.value, call.signal, now_ms())
-            self.settle(record, info)
-            return KillResult(record, signalled, call.signal, 0, adopted)
-        await link.request({"op": "kill", "signal": call.signal})
-        grace = self.config.kill_grace_ms / 1000 + 2.0
-        event = self._finished.get(record.id)
-        if event is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), grace)
-        return KillResult(self.get(record.id), True, call.signal, 0, adopted)
-
-    async def adopt(self, job_id: str) -> JobRecord:
-        """Deliberately take over another session's running job."""
-        record = self.get(job_id)
-        if self.is_own(record):
-            return record
-        record = self.registry.take_over(job_id)
-        await self._attach(record)
-        link = self._links.get(job_id)
-        if link is not None and not record.detached and not self.persistent:
-            with contextlib.suppress(LinkClosed, TimeoutError):
-                pid = os.getpid()
-                await link.request({"op": "owner", "pid": pid, "token": procs.start_token(pid)})
-        return record
-
-    async def logs(
-        self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
-    ) -> LogsResult:
-        call = self._validate({"action": "logs", "id": job_id, "lines": lines})
-        return await self._logs(call, keep_sgr=keep_sgr)
-
-    def log_files(self, record: JobRecord) -> tuple[str, str]:
-        live = self.paths.inside(record.log_path)
-        if live is None:
-            raise Refused(
-                f"{record.id}: its log path lies outside the registry directory; not opened",
-                "id",
-            )
-        return str(live), str(live) + ".1"
-
-    async def _logs(self, call: JobCall, keep_sgr: bool = False) -> LogsResult:
-        record = self.get(call.id or "")
-        live, previous = self.log_files(record)
-        count = min(call.lines or self.config.max_log_lines, 2000)
-        try:
-            tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
-        except LogMissing as exc:
-            state = "keeps running" if record.running else f"is {record.status.value}"
-            raise JobError(
-                f"{record.id}: its log {os.path.basename(live)} no longer exists "
-                f"(deleted?); the job {state}",
-                "id",
-            ) from exc
-        dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
-        text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
-        self._mark_seen(record)
-        note = None
-        if record.log_lost_bytes:
-            note = (
-                f"{record.log_lost_bytes} bytes of output were lost: "
-                f"the log file was deleted while {record.id} ran"
-            )
-        return LogsResult(
-            job=record,
-            text=text,
-            lines=text.split("\n")[:-1]
-            if text.endswith("\n")
-            else text.split("\n")
-            if text
-            else [],
-            truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
-            earlier_bytes=tail.earlier_bytes + dropped + record.log_lost_bytes,
-            earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
-            log_file=live,
-            note=note,
-        )
-
-    async def page(self, job_id: str, offset: int, limit: int | None) -> LogsResult:
-        """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
-        record = self.get(job_id)
-        live, previous = self.log_files(record)
-        page = await asyncio.to_thread(read_page, live, previous, offset, limit)
-        text = sanitize_log("\n".join(page.lines))
-        return LogsResult(
-            record,
-            text,
-            text.split("\n") if page.lines else [],
-            page.offset > 0,
-            0,
-            page.offset,
-            live,
-            page.total_lines,
-        )
-
-    async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]:
-        """Remove finished own records (one, or all); `all` also kills and removes running ones."""
-        if job_id is not None:
-            record = self.get(job_id)
-            if not self.is_own(record):
-                raise Refused(f"{job_id} is another session's job; not cleared.", "id")
-            if record.running and not all:
-                raise Refused(f"{job_id} is still running; kill it first or pass all.", "id")
-            targets = [record]
-        else:
-            targets = [r for r in self.jobs(include_peers=False) if all or not r.running]
-        for record in targets:
-            if record.running:
-                await self._kill_quietly(record.id)
-        cleared = self.registry.remove([r.id for r in targets])
-        for record in cleared:
-            link = self._links.pop(record.id, None)
-            if link is not None:
-                await link.close()
-            self._finished.pop(record.id, None)
-        return cleared
-
-    def pending_reports(self) -> list[JobRecord]:
-        """Own finished jobs whose finish has not been reported (seen) yet."""
-        return [r for r in self.jobs(include_peers=False) if not r.running and not r.seen]
-
-    def take_reports(self) -> list[JobRecord]:
-        reports = self.pending_reports()
-        for record in reports:
-            record.seen = True
-        if reports:
-            self.registry.mark_dirty()
-        return reports
-
     async def call(self, request: Any) -> dict[str, Any]:
         """The `job` tool: a JSON-ready JobDetails dict; never raises on bad input."""
         from .tools.job import run_call

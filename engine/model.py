@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from .paths import is_job_id
+
+
+def now_ms() -> int:
+    """Wall-clock epoch milliseconds, the registry format's time unit."""
+    return int(time.time() * 1000)
 
 
 class JobStatus(StrEnum):

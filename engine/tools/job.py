@@ -16,7 +16,7 @@ def _error(action: Any, message: str, **extra: Any) -> dict[str, Any]:
 
 
 async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
-    from ..manager import JobError
+    from ..results import JobError
 
     action = request.get("action") if isinstance(request, dict) else None
     try:

@@ -1,0 +1,202 @@
+"""Acting on jobs: send, resize, wait, kill, adopt, clear, and completion reports."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from . import procs
+from .calls import JobCall
+from .exitfiles import ExitInfo, read_exit
+from .link import LinkClosed
+from .model import EndReason, JobRecord, now_ms
+from .results import JobError, KillResult, Refused
+
+if TYPE_CHECKING:
+    from .manager import JobManager
+
+MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
+
+
+def check_size(cols: int, rows: int) -> None:
+    if not (MIN_COLS <= cols <= MAX_COLS and MIN_ROWS <= rows <= MAX_ROWS):
+        raise JobError(
+            f"terminal size {cols}x{rows} is outside {MIN_COLS}-{MAX_COLS} x {MIN_ROWS}-{MAX_ROWS}",
+            "cols",
+        )
+
+
+class ControlMixin:
+    """The verbs of JobManager that change a job; mixed into it, sharing its state."""
+
+    def _own_running(self: JobManager, job_id: str, verb: str) -> JobRecord:
+        record = self.get(job_id)
+        if not self.is_own(record):
+            raise Refused(f"{job_id} is another session's job; not {verb}.", "id")
+        return record
+
+    async def send(
+        self: JobManager,
+        job_id: str,
+        text: str | None = None,
+        newline: bool = True,
+        eof: bool = False,
+    ) -> dict[str, Any]:
+        call = self._validate(
+            {"action": "send", "id": job_id, "input": text, "newline": newline, "eof": eof}
+        )
+        return await self._send(call)
+
+    async def _send(self: JobManager, call: JobCall) -> dict[str, Any]:
+        payload = call.input or ""
+        if call.input is not None and call.newline:
+            payload += "\n"
+        reply = await self.send_bytes(call.id or "", payload.encode("utf-8"), eof=call.eof)
+        return {
+            "sent": len(call.input or ""),
+            "stdinClosed": reply["stdinClosed"],
+            "job": reply["job"],
+        }
+
+    async def send_bytes(
+        self: JobManager, job_id: str, data: bytes, eof: bool = False
+    ) -> dict[str, Any]:
+        """Raw bytes to an own running job's stdin (or terminal); `eof` closes a pipe."""
+        record = self._own_running(job_id, "sent input")
+        if not record.running:
+            raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
+        if not record.stdin:
+            raise Refused(f"{record.id} was not started with stdin; nothing was sent.", "id")
+        link = self._links.get(record.id)
+        if link is None:
+            raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
+        encoded = base64.b64encode(data).decode()
+        reply = await link.request({"op": "send", "data": encoded, "eof": eof})
+        if not reply.get("ok"):
+            raise Refused(
+                f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id"
+            )
+        return {"sent": len(data), "stdinClosed": bool(reply.get("stdinClosed")), "job": record}
+
+    async def resize(self: JobManager, job_id: str, cols: int, rows: int) -> JobRecord:
+        """Set a terminal job's window size; the program sees SIGWINCH."""
+        record = self._own_running(job_id, "resized")
+        if not record.tty:
+            raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
+        check_size(cols, rows)
+        link = self._links.get(record.id)
+        reply = await link.request({"op": "resize", "cols": cols, "rows": rows}) if link else {}
+        if not reply.get("ok"):
+            raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
+        return record
+
+    async def wait(self: JobManager, job_id: str, timeout_ms: int = 30_000) -> JobRecord:
+        """The record once finished, or still running when `timeout_ms` passes."""
+        record = self.get(job_id)
+        deadline = time.monotonic() + timeout_ms / 1000
+        while record.running:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            event = self._finished.get(job_id)
+            if event is not None and job_id in self._links:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), left)
+            else:  # a peer's job: nothing pushes its finish to us
+                await asyncio.sleep(min(left, 0.2))
+                self.registry.refresh_peers(now_ms())
+            record = self.get(job_id)
+        self._mark_seen(record)
+        return record
+
+    async def kill(self: JobManager, job_id: str, signal: str = "SIGTERM") -> KillResult:
+        call = self._validate({"action": "kill", "id": job_id, "signal": signal})
+        record = self.get(call.id or "")
+        adopted = False
+        if not self.is_own(record):
+            if not record.running:
+                raise Refused(f"{record.id} is another session's job; not killed.", "id")
+            await self.adopt(record.id)
+            adopted = True
+            record = self.get(record.id)
+        link = self._links.get(record.id)
+        if not record.running:
+            leftovers = 0
+            if link is not None:
+                reply = await link.request({"op": "kill", "signal": call.signal})
+                leftovers = int(reply.get("leftovers") or 0)
+            note = f"{record.id} had already finished"
+            if leftovers:
+                note += f"; killed {leftovers} leftover process(es) of its group"
+            return KillResult(record, False, call.signal, leftovers, adopted, note)
+        if link is None:  # no supervisor to ask (another tool's job): signal the group
+            signalled = procs.kill_group_checked(
+                record.pid, record.start_token, procs.signal_number(call.signal)
+            )
+            info = read_exit(self.paths, record.id, record.status_path)
+            if info is None and signalled:
+                number = procs.signal_number(call.signal)
+                info = ExitInfo(-number, EndReason.KILL.value, call.signal, now_ms())
+            self.settle(record, info)
+            return KillResult(record, signalled, call.signal, 0, adopted)
+        await link.request({"op": "kill", "signal": call.signal})
+        grace = self.config.kill_grace_ms / 1000 + 2.0
+        event = self._finished.get(record.id)
+        if event is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), grace)
+        return KillResult(self.get(record.id), True, call.signal, 0, adopted)
+
+    async def adopt(self: JobManager, job_id: str) -> JobRecord:
+        """Deliberately take over another session's running job."""
+        record = self.get(job_id)
+        if self.is_own(record):
+            return record
+        record = self.registry.take_over(job_id)
+        await self._attach(record)
+        link = self._links.get(job_id)
+        if link is not None and not record.detached and not self.persistent:
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                pid = os.getpid()
+                await link.request({"op": "owner", "pid": pid, "token": procs.start_token(pid)})
+        return record
+
+    async def clear(
+        self: JobManager, job_id: str | None = None, all: bool = False
+    ) -> list[JobRecord]:
+        """Remove finished own records (one, or all); `all` also kills and removes running ones."""
+        if job_id is not None:
+            record = self.get(job_id)
+            if not self.is_own(record):
+                raise Refused(f"{job_id} is another session's job; not cleared.", "id")
+            if record.running and not all:
+                raise Refused(f"{job_id} is still running; kill it first or pass all.", "id")
+            targets = [record]
+        else:
+            targets = [r for r in self.jobs(include_peers=False) if all or not r.running]
+        for record in targets:
+            if record.running:
+                await self._kill_quietly(record.id)
+        cleared = self.registry.remove([r.id for r in targets])
+        for record in cleared:
+            link = self._links.pop(record.id, None)
+            if link is not None:
+                await link.close()
+            self._finished.pop(record.id, None)
+        return cleared
+
+    def pending_reports(self: JobManager) -> list[JobRecord]:
+        """Own finished jobs whose finish has not been reported (seen) yet."""
+        return [r for r in self.jobs(include_peers=False) if not r.running and not r.seen]
+
+    def take_reports(self: JobManager) -> list[JobRecord]:
+        reports = self.pending_reports()
+        for record in reports:
+            record.seen = True
+        if reports:
+            self.registry.mark_dirty()
+        return reports

@@ -1,0 +1,89 @@
+"""Reading jobs' logs: bounded tails, line pages, always sanitized."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING
+
+from .calls import JobCall
+from .logs import LogMissing, TailRead, read_page, read_tail
+from .model import JobRecord
+from .results import JobError, LogsResult, Refused
+from .sanitize import sanitize_log
+
+if TYPE_CHECKING:
+    from .manager import JobManager
+
+
+class ReadingMixin:
+    """The log-reading verbs of JobManager."""
+
+    async def logs(
+        self: JobManager, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
+    ) -> LogsResult:
+        call = self._validate({"action": "logs", "id": job_id, "lines": lines})
+        return await self._logs(call, keep_sgr=keep_sgr)
+
+    def log_files(self: JobManager, record: JobRecord) -> tuple[str, str]:
+        live = self.paths.inside(record.log_path)
+        if live is None:
+            raise Refused(
+                f"{record.id}: its log path lies outside the registry directory; not opened",
+                "id",
+            )
+        return str(live), str(live) + ".1"
+
+    async def _logs(self: JobManager, call: JobCall, keep_sgr: bool = False) -> LogsResult:
+        record = self.get(call.id or "")
+        live, previous = self.log_files(record)
+        count = min(call.lines or self.config.max_log_lines, 2000)
+        try:
+            tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
+        except LogMissing as exc:
+            state = "keeps running" if record.running else f"is {record.status.value}"
+            raise JobError(
+                f"{record.id}: its log {os.path.basename(live)} no longer exists "
+                f"(deleted?); the job {state}",
+                "id",
+            ) from exc
+        dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
+        text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        self._mark_seen(record)
+        note = None
+        if record.log_lost_bytes:
+            note = (
+                f"{record.log_lost_bytes} bytes of output were lost: "
+                f"the log file was deleted while {record.id} ran"
+            )
+        return LogsResult(
+            job=record,
+            text=text,
+            lines=text.split("\n")[:-1]
+            if text.endswith("\n")
+            else text.split("\n")
+            if text
+            else [],
+            truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
+            earlier_bytes=tail.earlier_bytes + dropped + record.log_lost_bytes,
+            earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
+            log_file=live,
+            note=note,
+        )
+
+    async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:
+        """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
+        record = self.get(job_id)
+        live, previous = self.log_files(record)
+        page = await asyncio.to_thread(read_page, live, previous, offset, limit)
+        text = sanitize_log("\n".join(page.lines))
+        return LogsResult(
+            record,
+            text,
+            text.split("\n") if page.lines else [],
+            page.offset > 0,
+            0,
+            page.offset,
+            live,
+            page.total_lines,
+        )

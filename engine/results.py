@@ -1,0 +1,48 @@
+"""What the manager answers with: its errors and its result records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import JobRecord
+
+
+class JobError(Exception):
+    """A request the manager refuses; `field` names the offending call field, if any."""
+
+    code = "error"
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class UnknownJob(JobError):
+    code = "unknown-id"
+
+
+class Refused(JobError):
+    code = "refused"
+
+
+@dataclass
+class KillResult:
+    job: JobRecord
+    signalled: bool
+    signal: str
+    leftovers: int = 0
+    adopted: bool = False
+    error: str | None = None
+
+
+@dataclass
+class LogsResult:
+    job: JobRecord
+    text: str
+    lines: list[str]
+    truncated: bool
+    earlier_bytes: int
+    earlier_lines: int | None
+    log_file: str
+    total_lines: int | None = None
+    note: str | None = None
