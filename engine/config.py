@@ -89,6 +89,8 @@ class Config:
             raw = path.read_bytes()
         except FileNotFoundError:
             return cls(source=None)
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -96,7 +98,13 @@ class Config:
         table = data.get("job", {})
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [job] must be a table")
-        return cls.from_mapping(table, source=str(path))
+        config = cls.from_mapping(table, source=str(path))
+        if config.registry_dir and not os.path.isabs(config.registry_dir):
+            # A relative path in a config file means relative to that file.
+            config.registry_dir = os.path.join(
+                os.path.dirname(os.path.abspath(path)), config.registry_dir
+            )
+        return config
 
     def to_table(self) -> dict[str, Any]:
         skip = {"warnings", "source", "registry_dir"}

@@ -62,17 +62,17 @@ _CORE: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
 )
 _OPTIONAL_CORE = {"statusPath", "startToken"}
 
-# Our extra fields: readers that do not know them keep them untouched.
-_EXTRA: tuple[tuple[str, str], ...] = (
-    ("end_reason", "endReason"),
-    ("exit_status", "exitStatus"),
-    ("stdin", "stdin"),
-    ("tty", "tty"),
-    ("timeout_ms", "timeoutMs"),
-    ("shim_pid", "shimPid"),
-    ("shim_token", "shimToken"),
-    ("log_bytes", "logBytes"),
-    ("log_lost_bytes", "logLostBytes"),
+# Our extra fields, with their JSON type: readers that do not know them keep them untouched.
+_EXTRA: tuple[tuple[str, str, type], ...] = (
+    ("end_reason", "endReason", str),
+    ("exit_status", "exitStatus", int),
+    ("stdin", "stdin", bool),
+    ("tty", "tty", bool),
+    ("timeout_ms", "timeoutMs", int),
+    ("shim_pid", "shimPid", int),
+    ("shim_token", "shimToken", str),
+    ("log_bytes", "logBytes", int),
+    ("log_lost_bytes", "logLostBytes", int),
 )
 
 
@@ -130,7 +130,7 @@ class JobRecord:
         for attr, key, _types, _nullable in _CORE:
             value = getattr(self, attr)
             out[key] = value.value if isinstance(value, JobStatus) else value
-        for attr, key in _EXTRA:
+        for attr, key, _type in _EXTRA:
             out[key] = getattr(self, attr)
         return out
 
@@ -166,13 +166,11 @@ class JobRecord:
         if values["finished_at"] is not None:
             values["finished_at"] = int(values["finished_at"])
         record = cls(**values)
-        for attr, key in _EXTRA:
-            if key in data and data[key] is not None:
-                default = getattr(record, attr)
-                value = data[key]
-                if default is None or isinstance(value, type(default)):
-                    setattr(record, attr, value)
-        known = {key for _a, key, _t, _n in _CORE} | {key for _a, key in _EXTRA}
+        for attr, key, kind in _EXTRA:
+            value = data.get(key)
+            if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+                setattr(record, attr, value)  # a mistyped extra is ignored, not trusted
+        known = {key for _a, key, _t, _n in _CORE} | {key for _a, key, _t in _EXTRA}
         record.unknown = {k: v for k, v in data.items() if k not in known}
         return record
 

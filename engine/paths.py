@@ -114,12 +114,23 @@ class RegistryPaths:
         return resolved
 
 
+class UnsafeRuntimeDir(PermissionError):
+    """The socket directory exists but is not ours alone."""
+
+
 def runtime_dir() -> Path:
     """A private 0700 directory for sockets whose natural path would be too long."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
     base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
-    path = Path(base) / f"jobs-tui-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    if len(os.fsencode(base)) > MAX_SOCKET_PATH - 48:
+        base = "/tmp"
+    path = Path(base) / f"jobs-tui-{uid}"
     path.mkdir(mode=0o700, exist_ok=True)
-    os.chmod(path, 0o700)
+    st = os.lstat(path)
+    if st.st_uid != uid or not os.path.isdir(path) or os.path.islink(path):
+        raise UnsafeRuntimeDir(f"{path} belongs to another user or is not a directory")
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o700)
     return path
 
 

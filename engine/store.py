@@ -107,7 +107,12 @@ def read_registry(path: Path) -> RegistryFile:
 
 def quarantine(path: Path) -> Path | None:
     """Rename a corrupt file in place to `<name>.corrupt-<timestamp>`; never delete it."""
-    target = path.with_name(f"{path.name}.corrupt-{int(time.time() * 1000)}")
+    stamp = int(time.time() * 1000)
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 0
+    while target.exists():  # never overwrite an earlier quarantined copy
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
     try:
         os.replace(path, target)
     except FileNotFoundError:
@@ -145,6 +150,9 @@ def load_all(root: Path) -> Loaded:
             parsed = read_registry(path)
         except FileNotFoundError:
             continue  # removed by its owner (or an adopter) between listing and reading
+        except OSError as exc:  # a directory, or a file we may not read: report, skip
+            problems.append(f"{name}: cannot be read: {exc.strerror or exc}")
+            continue
         except CorruptRegistry as exc:
             moved = quarantine(path)
             if moved:

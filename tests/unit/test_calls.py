@@ -1,0 +1,527 @@
+"""Validation of `job` tool calls: every action, every bad input, the JSON schema."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jobs_tui.engine import calls
+from jobs_tui.engine.calls import FIELDS, CallError, JobCall, json_schema, validate
+from jobs_tui.engine.model import ACTIONS, KILL_SIGNALS
+
+
+def _error(call, **kwargs) -> CallError:
+    with pytest.raises(CallError) as info:
+        validate(call, **kwargs)
+    return info.value
+
+
+def assert_names_field(call, field, **kwargs):
+    err = _error(call, **kwargs)
+    assert err.field == field, (call, err.field, str(err))
+    assert field in str(err), (call, str(err))
+    return err
+
+
+# -- every action, valid, with its defaults ---------------------------------------------
+
+
+def test_start_defaults():
+    call = validate({"action": "start", "command": "make test"})
+    assert call == JobCall(action="start", command="make test")
+    assert call.cwd is None and call.label is None
+    assert call.wake is None and call.detached is None
+    assert call.stdin is False and call.timeout_ms is None
+
+
+def test_start_all_fields(tmp_path):
+    call = validate(
+        {
+            "action": "start",
+            "command": "pytest -q",
+            "cwd": str(tmp_path),
+            "label": "tests",
+            "wake": True,
+            "detached": False,
+            "stdin": True,
+            "timeoutMs": 5000,
+        }
+    )
+    assert call == JobCall(
+        action="start",
+        command="pytest -q",
+        cwd=str(tmp_path),
+        label="tests",
+        wake=True,
+        detached=False,
+        stdin=True,
+        timeout_ms=5000,
+    )
+
+
+def test_start_relative_cwd_resolves_against_the_session_cwd(tmp_path):
+    (tmp_path / "sub").mkdir()
+    call = validate(
+        {"action": "start", "command": "ls", "cwd": "sub/../sub"}, session_cwd=str(tmp_path)
+    )
+    assert call.cwd == str(tmp_path / "sub")
+
+
+def test_start_relative_cwd_without_session_cwd_uses_process_cwd(tmp_path, monkeypatch):
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert validate({"action": "start", "command": "ls", "cwd": "here"}).cwd == os.path.join(
+        os.getcwd(), "here"
+    )
+
+
+def test_list_defaults_and_all():
+    assert validate({"action": "list"}) == JobCall(action="list", all=False)
+    assert validate({"action": "list", "all": True}).all is True
+
+
+def test_status():
+    assert validate({"action": "status", "id": "j12"}) == JobCall(action="status", id="j12")
+
+
+def test_logs_defaults_and_lines():
+    assert validate({"action": "logs", "id": "j1"}) == JobCall(action="logs", id="j1", lines=None)
+    assert validate({"action": "logs", "id": "j1", "lines": 50}).lines == 50
+
+
+def test_send_defaults():
+    call = validate({"action": "send", "id": "j2", "input": "print(1)"})
+    assert call == JobCall(action="send", id="j2", input="print(1)", newline=True, eof=False)
+
+
+def test_send_newline_false_and_eof():
+    call = validate({"action": "send", "id": "j2", "input": "q", "newline": False, "eof": True})
+    assert (call.input, call.newline, call.eof) == ("q", False, True)
+
+
+def test_send_eof_without_input():
+    call = validate({"action": "send", "id": "j2", "eof": True})
+    assert call.input is None and call.eof is True
+
+
+def test_send_needs_input_unless_eof():
+    assert_names_field({"action": "send", "id": "j2"}, "input")
+    assert_names_field({"action": "send", "id": "j2", "eof": False}, "input")
+
+
+def test_send_empty_input_is_allowed():
+    # An empty input with the default newline sends a bare Enter.
+    assert validate({"action": "send", "id": "j2", "input": ""}).input == ""
+
+
+def test_kill_default_signal():
+    assert validate({"action": "kill", "id": "j3"}) == JobCall(
+        action="kill", id="j3", signal="SIGTERM"
+    )
+
+
+@pytest.mark.parametrize("sig", KILL_SIGNALS)
+def test_kill_each_signal(sig):
+    assert validate({"action": "kill", "id": "j3", "signal": sig}).signal == sig
+
+
+def test_kill_signals_are_the_reference_three():
+    assert set(KILL_SIGNALS) == {"SIGTERM", "SIGKILL", "SIGINT"}
+
+
+def test_wait_default_timeout():
+    call = validate({"action": "wait", "id": "j4"})
+    assert call == JobCall(action="wait", id="j4", timeout_ms=30_000)
+
+
+@pytest.mark.parametrize("ms", [0, 1, 120_000, 600_000])
+def test_wait_timeout_bounds_accepted(ms):
+    assert validate({"action": "wait", "id": "j4", "timeoutMs": ms}).timeout_ms == ms
+
+
+def test_clear_without_and_with_id():
+    assert validate({"action": "clear"}) == JobCall(action="clear", id=None, all=False)
+    assert validate({"action": "clear", "id": "j5"}).id == "j5"
+    assert validate({"action": "clear", "all": True}).all is True
+
+
+def test_actions_are_the_reference_eight():
+    assert tuple(ACTIONS) == ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
+
+
+@pytest.mark.parametrize("action", ["status", "logs", "send", "kill", "wait"])
+def test_id_required(action):
+    call = {"action": action}
+    if action == "send":
+        call["eof"] = True
+    err = assert_names_field(call, "id")
+    assert "required" in str(err)
+
+
+def test_null_fields_count_as_absent():
+    assert validate({"action": "list", "id": None, "command": None}) == JobCall(action="list")
+    assert validate({"action": "kill", "id": "j1", "signal": None}).signal == "SIGTERM"
+    assert validate({"action": "wait", "id": "j1", "timeoutMs": None}).timeout_ms == 30_000
+    assert validate({"action": "send", "id": "j1", "input": "x", "newline": None}).newline
+
+
+# -- bad input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["", " ", "\t\n  "])
+def test_empty_command(command):
+    assert_names_field({"action": "start", "command": command}, "command")
+
+
+def test_missing_command():
+    assert_names_field({"action": "start"}, "command")
+
+
+def test_command_length_limit():
+    assert validate({"action": "start", "command": "x" * 4000}).command == "x" * 4000
+    err = assert_names_field({"action": "start", "command": "x" * 4001}, "command")
+    assert "4000" in str(err)
+
+
+def test_command_with_nul():
+    assert_names_field({"action": "start", "command": "echo a\x00b"}, "command")
+
+
+def test_label_length_limit():
+    assert validate({"action": "start", "command": "x", "label": "l" * 120}).label == "l" * 120
+    assert_names_field({"action": "start", "command": "x", "label": "l" * 121}, "label")
+
+
+@pytest.mark.parametrize("action", ["run", "START", "", "exec", "kill "])
+def test_unknown_action(action):
+    err = assert_names_field({"action": action}, "action")
+    assert "start" in str(err)  # lists the valid actions
+
+
+def test_missing_action():
+    assert_names_field({}, "action")
+    assert_names_field({"id": "j1"}, "action")
+
+
+@pytest.mark.parametrize("call", [None, [], "start", 3, ["action", "start"]])
+def test_not_an_object(call):
+    assert _error(call).field == "action"
+
+
+@pytest.mark.parametrize("name", ["foo", "timeout", "timeout_ms", "Action", "signals", "pid"])
+def test_unknown_field(name):
+    assert_names_field({"action": "list", name: 1}, name)
+
+
+def test_unknown_field_checked_before_anything_else():
+    assert_names_field({"action": "nope", "zzz": 1}, "zzz")
+
+
+def test_non_string_key_is_a_call_error():
+    err = _error({"action": "list", 1: True, "x": 2})
+    assert err.field in {"1", "x"}
+    assert err.field in str(err)
+
+
+NOT_APPLYING = [
+    (action, name)
+    for action in ACTIONS
+    for name in FIELDS
+    if name != "action" and name not in calls.APPLIES[action]
+]
+
+
+@pytest.mark.parametrize(("action", "name"), NOT_APPLYING)
+def test_field_not_applying_to_action(action, name):
+    value = {bool: True, int: 5, str: "j1"}[FIELDS[name]]
+    call = {"action": action, name: value}
+    if action in calls.NEEDS_ID:
+        call["id"] = "j1"
+    if action == "start":
+        call["command"] = "true"
+    err = assert_names_field(call, name)
+    assert action in str(err)
+
+
+def test_applies_table_matches_the_reference():
+    # Which fields each action takes, as the reference's field table documents them.
+    assert calls.APPLIES["start"] == {
+        "command",
+        "cwd",
+        "label",
+        "wake",
+        "detached",
+        "stdin",
+        "timeoutMs",
+    }
+    assert calls.APPLIES["logs"] == {"id", "lines"}
+    assert calls.APPLIES["send"] == {"id", "input", "newline", "eof"}
+    assert calls.APPLIES["kill"] == {"id", "signal"}
+    assert calls.APPLIES["wait"] == {"id", "timeoutMs"}
+    assert calls.APPLIES["clear"] == {"id", "all"}
+    assert set(calls.APPLIES) == set(ACTIONS)
+
+
+@pytest.mark.parametrize(
+    "job_id",
+    [
+        "1",
+        "j",
+        "j0",
+        "j01",
+        "J1",
+        "j1 ",
+        " j1",
+        "j1\n",
+        "j-1",
+        "jj1",
+        "",
+        "j1.5",
+        "j1a",
+        "j\u0661",
+        "j\u00b2",
+        "j1234567890",
+        "../j1",
+        "j1/x",
+    ],
+)
+@pytest.mark.parametrize("action", ["status", "logs", "kill", "wait", "clear"])
+def test_malformed_id(action, job_id):
+    assert_names_field({"action": action, "id": job_id}, "id")
+
+
+@pytest.mark.parametrize("job_id", ["j1", "j9", "j10", "j123456789"])
+def test_wellformed_ids(job_id):
+    assert validate({"action": "status", "id": job_id}).id == job_id
+
+
+@pytest.mark.parametrize("lines", [0, -1, 2001, 10**9])
+def test_lines_out_of_range(lines):
+    err = assert_names_field({"action": "logs", "id": "j1", "lines": lines}, "lines")
+    assert "2000" in str(err)
+
+
+@pytest.mark.parametrize("lines", [1, 2000])
+def test_lines_bounds_accepted(lines):
+    assert validate({"action": "logs", "id": "j1", "lines": lines}).lines == lines
+
+
+def test_input_length_limit():
+    ok = validate({"action": "send", "id": "j1", "input": "i" * 8192})
+    assert len(ok.input) == 8192
+    err = assert_names_field({"action": "send", "id": "j1", "input": "i" * 8193}, "input")
+    assert "8192" in str(err)
+
+
+@pytest.mark.parametrize("sig", ["SIGHUP", "sigterm", "TERM", "KILL", "", "SIGTERM ", "SIGSTOP"])
+def test_signal_outside_the_three(sig):
+    assert_names_field({"action": "kill", "id": "j1", "signal": sig}, "signal")
+
+
+@pytest.mark.parametrize("ms", [0, -1, 86_400_001, 10**12])
+def test_start_timeout_out_of_range(ms):
+    assert_names_field({"action": "start", "command": "x", "timeoutMs": ms}, "timeoutMs")
+
+
+@pytest.mark.parametrize("ms", [1, 86_400_000])
+def test_start_timeout_bounds_accepted(ms):
+    assert validate({"action": "start", "command": "x", "timeoutMs": ms}).timeout_ms == ms
+
+
+@pytest.mark.parametrize("ms", [-1, 600_001, 86_400_000])
+def test_wait_timeout_out_of_range(ms):
+    assert_names_field({"action": "wait", "id": "j1", "timeoutMs": ms}, "timeoutMs")
+
+
+def test_cwd_that_does_not_exist(tmp_path):
+    missing = tmp_path / "missing"
+    assert_names_field({"action": "start", "command": "x", "cwd": str(missing)}, "cwd")
+
+
+def test_cwd_that_is_a_file(tmp_path):
+    file = tmp_path / "file"
+    file.write_text("")
+    assert_names_field({"action": "start", "command": "x", "cwd": str(file)}, "cwd")
+
+
+@pytest.mark.parametrize("cwd", ["", "a\x00b"])
+def test_cwd_empty_or_nul(cwd):
+    assert_names_field({"action": "start", "command": "x", "cwd": cwd}, "cwd")
+
+
+def test_cwd_relative_to_missing_session_cwd(tmp_path):
+    assert_names_field(
+        {"action": "start", "command": "x", "cwd": "sub"}, "cwd", session_cwd=str(tmp_path)
+    )
+
+
+WRONG_TYPES = [
+    ({"action": 1}, "action"),
+    ({"action": True}, "action"),
+    ({"action": ["start"]}, "action"),
+    ({"action": "start", "command": 5}, "command"),
+    ({"action": "start", "command": ["ls"]}, "command"),
+    ({"action": "start", "command": "x", "cwd": 5}, "cwd"),
+    ({"action": "start", "command": "x", "label": 5}, "label"),
+    ({"action": "start", "command": "x", "wake": "yes"}, "wake"),
+    ({"action": "start", "command": "x", "wake": 1}, "wake"),
+    ({"action": "start", "command": "x", "detached": 0}, "detached"),
+    ({"action": "start", "command": "x", "stdin": "true"}, "stdin"),
+    ({"action": "start", "command": "x", "timeoutMs": True}, "timeoutMs"),
+    ({"action": "start", "command": "x", "timeoutMs": "1000"}, "timeoutMs"),
+    ({"action": "start", "command": "x", "timeoutMs": 1.5}, "timeoutMs"),
+    ({"action": "status", "id": 1}, "id"),
+    ({"action": "status", "id": True}, "id"),
+    ({"action": "logs", "id": "j1", "lines": True}, "lines"),
+    ({"action": "logs", "id": "j1", "lines": False}, "lines"),
+    ({"action": "logs", "id": "j1", "lines": "10"}, "lines"),
+    ({"action": "logs", "id": "j1", "lines": 10.5}, "lines"),
+    ({"action": "logs", "id": "j1", "lines": float("nan")}, "lines"),
+    ({"action": "logs", "id": "j1", "lines": float("inf")}, "lines"),
+    ({"action": "send", "id": "j1", "input": 5}, "input"),
+    ({"action": "send", "id": "j1", "input": "x", "newline": "no"}, "newline"),
+    ({"action": "send", "id": "j1", "eof": 1}, "eof"),
+    ({"action": "kill", "id": "j1", "signal": 9}, "signal"),
+    ({"action": "kill", "id": "j1", "signal": True}, "signal"),
+    ({"action": "wait", "id": "j1", "timeoutMs": True}, "timeoutMs"),
+    ({"action": "wait", "id": "j1", "timeoutMs": [1]}, "timeoutMs"),
+    ({"action": "list", "all": "yes"}, "all"),
+    ({"action": "clear", "all": 1}, "all"),
+]
+
+
+@pytest.mark.parametrize(("call", "field"), WRONG_TYPES)
+def test_wrong_types(call, field):
+    assert_names_field(call, field)
+
+
+def test_boolean_for_int_says_so():
+    err = assert_names_field({"action": "logs", "id": "j1", "lines": True}, "lines")
+    assert "boolean" in str(err)
+
+
+def test_integral_float_is_taken_as_an_int():
+    # JSON numbers from some hosts arrive as floats; 50.0 is the whole number 50.
+    call = validate({"action": "logs", "id": "j1", "lines": 50.0})
+    assert call.lines == 50 and type(call.lines) is int
+
+
+def test_validation_does_not_mutate_the_call():
+    call = {"action": "start", "command": "x", "timeoutMs": 10.0}
+    before = dict(call)
+    validate(call)
+    assert call == before
+
+
+# -- fuzz: never anything but a JobCall or a CallError ------------------------------------
+
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.sampled_from(["j1", "j42", "SIGTERM", "SIGINT", "start", "/", "."]),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+_calls = st.dictionaries(
+    st.one_of(st.sampled_from(sorted(FIELDS)), st.text(max_size=6)), _values, max_size=6
+)
+
+
+@settings(max_examples=400)
+@given(st.sampled_from(ACTIONS), _calls)
+def test_fuzz_validate_returns_a_call_or_names_a_field(action, call):
+    call = {"action": action, **{k: v for k, v in call.items() if k != "action"}}
+    try:
+        result = validate(call, session_cwd="/")
+    except CallError as err:
+        assert err.field is not None
+        assert err.field in str(err) or repr(err.field) in str(err)
+        assert err.field in FIELDS or err.field in {str(k) for k in call}
+        return
+    assert isinstance(result, JobCall)
+    assert result.action == action
+    for name, value in call.items():
+        if value is not None:
+            assert name in calls.APPLIES[action] or name == "action"
+    if result.id is not None:
+        assert re.fullmatch(r"j[1-9][0-9]*", result.id)
+    if action == "wait":
+        assert 0 <= result.timeout_ms <= 600_000
+    if action == "start":
+        assert result.command.strip()
+        assert result.timeout_ms is None or 1 <= result.timeout_ms <= 86_400_000
+    if action == "logs" and result.lines is not None:
+        assert 1 <= result.lines <= 2000
+    if action == "kill":
+        assert result.signal in KILL_SIGNALS
+
+
+@given(st.integers(min_value=1, max_value=999_999_999))
+def test_every_job_number_is_a_valid_id(n):
+    assert validate({"action": "status", "id": f"j{n}"}).id == f"j{n}"
+
+
+# -- the JSON schema ---------------------------------------------------------------------
+
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer"}
+
+
+def test_schema_shape():
+    schema = json_schema()
+    json.dumps(schema)  # JSON-ready
+    assert schema["type"] == "object"
+    assert schema["required"] == ["action"]
+    assert schema["additionalProperties"] is False
+    assert schema["$schema"].startswith("https://json-schema.org/")
+    assert isinstance(schema.get("description"), str) and schema["description"]
+
+
+def test_schema_properties_match_fields_exactly():
+    props = json_schema()["properties"]
+    assert set(props) == set(FIELDS)
+    for name, expected in FIELDS.items():
+        assert props[name]["type"] == _JSON_TYPES[expected], name
+
+
+def test_schema_enums_and_limits_match_validation():
+    props = json_schema()["properties"]
+    assert props["action"]["enum"] == list(ACTIONS)
+    assert props["signal"]["enum"] == list(KILL_SIGNALS)
+    assert (props["lines"]["minimum"], props["lines"]["maximum"]) == (1, calls.MAX_LINES)
+    assert props["input"]["maxLength"] == calls.MAX_INPUT
+    assert props["command"]["maxLength"] == calls.MAX_COMMAND
+    assert props["label"]["maxLength"] == calls.MAX_LABEL
+    assert props["timeoutMs"]["minimum"] == 0
+    assert props["timeoutMs"]["maximum"] == calls.MAX_START_TIMEOUT_MS
+
+
+def test_schema_is_fresh_each_call():
+    first = json_schema()
+    first["properties"].clear()
+    assert set(json_schema()["properties"]) == set(FIELDS)
+
+
+@given(
+    st.one_of(
+        st.integers(min_value=0, max_value=10**12).map(lambda n: f"j{n}"),
+        st.text(alphabet="j0123456789x\n ", max_size=12),
+    )
+)
+def test_schema_id_pattern_agrees_with_validation(job_id):
+    pattern = json_schema()["properties"]["id"]["pattern"]
+    # JSON Schema patterns are ECMA regexes: "$" is the true end (Python's \Z).
+    schema_ok = re.search(pattern.replace("$", r"\Z"), job_id) is not None
+    try:
+        validate({"action": "status", "id": job_id})
+        valid = True
+    except CallError:
+        valid = False
+    assert schema_ok == valid
