@@ -129,9 +129,7 @@ class SegmentPair:
             parts.append(os.pread(self.previous.fd, stop - start, start))
         if self.live and end > self.previous_size:
             begin = max(start, self.previous_size)
-            parts.append(
-                os.pread(self.live.fd, end - begin, begin - self.previous_size)
-            )
+            parts.append(os.pread(self.live.fd, end - begin, begin - self.previous_size))
         return b"".join(parts)
 
     def close(self) -> None:

@@ -65,7 +65,8 @@ class ReadingMixin:
             if text
             else [],
             truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
-            earlier_bytes=tail.earlier_bytes + dropped + record.log_lost_bytes,
+            # log_bytes counts lost bytes too: add them only when `dropped` did not.
+            earlier_bytes=tail.earlier_bytes + (dropped or record.log_lost_bytes),
             earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
             log_file=live,
             note=note,

@@ -189,13 +189,31 @@ class Registry:
 
     # -- ids ---------------------------------------------------------------------
     def reserve_id(self, now_ms: int) -> str:
+        """A project-wide unique `j<n>`: O_EXCL lock, then a fresh look at every file.
+
+        A racer may have committed n and released its lock between our read and our
+        lock; its file then shows n (or a counter past it), and we move on.
+        """
         self.refresh_peers(now_ms, force=True)
-        taken = [job_number(r.id) for r in self.all()]
-        taken += reservations.held_numbers(self.paths)
-        first = max([self.counter, *(n + 1 for n in taken)])
-        job_id = reservations.reserve(self.paths, first, self.session_id)
-        self.counter = job_number(job_id) + 1
-        return job_id
+        while True:
+            taken = [job_number(r.id) for r in self.all()]
+            taken += reservations.held_numbers(self.paths)
+            first = max([self.counter, *(n + 1 for n in taken)])
+            job_id = reservations.reserve(self.paths, first, self.session_id)
+            number = job_number(job_id)
+            self.counter = number + 1
+            if not self._committed_elsewhere(number):
+                return job_id
+            reservations.release(self.paths, job_id)
+
+    def _committed_elsewhere(self, number: int) -> bool:
+        for file in load_all(self.paths.root).files:
+            if file.path == self.own_path:
+                continue
+            if file.counter > number or any(job_number(r.id) == number for r in file.jobs):
+                self.counter = max(self.counter, file.counter)
+                return True
+        return False
 
     # -- writing -----------------------------------------------------------------
     def add(self, record: JobRecord) -> None:

@@ -83,6 +83,7 @@ class Shim:
         self.tty = False
         self.pty_fd = -1
         self.lost_bytes = 0
+        self.reported_lost = 0
         self.log_checked = 0.0
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
         self.splice = hasattr(os, "splice") and procs.LINUX
@@ -180,7 +181,7 @@ class Shim:
             "bytes": self.log.total,
             "lastLine": self.line,
             "running": self.exit_status is None,
-            "lostBytes": self.lost_bytes,
+            "lostBytes": self.lost_bytes + self.log.lost_bytes,
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -194,7 +195,7 @@ class Shim:
             "finishedAt": self.finished_at,
             "bytes": self.log.total,
             "lastLine": self.line,
-            "lostBytes": self.lost_bytes,
+            "lostBytes": self.lost_bytes + self.log.lost_bytes,
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -403,7 +404,10 @@ class Shim:
         before = self.log.size
         if self.log.reopen_if_unlinked():
             self.lost_bytes += before
-            self.broadcast({"ev": "log-lost", "lostBytes": self.lost_bytes})
+        lost = self.lost_bytes + self.log.lost_bytes  # the writer counts deletions it met
+        if lost != self.reported_lost:
+            self.reported_lost = lost
+            self.broadcast({"ev": "log-lost", "lostBytes": lost})
 
     def finished(self) -> bool:
         if self.exit_status is None or self.out_fd >= 0:
