@@ -6,8 +6,7 @@ It never imports Textual or Rich.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not `typing`: the shim imports this package and must start fast
 if TYPE_CHECKING:
     from .config import Config, ConfigError
     from .manager import JobManager
@@ -40,7 +39,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "job_tool_schema":
         from .calls import json_schema
 

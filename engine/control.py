@@ -75,7 +75,12 @@ class ControlMixin:
         if link is None:
             raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
         encoded = base64.b64encode(data).decode()
-        reply = await link.request({"op": "send", "data": encoded, "eof": eof})
+        try:
+            reply = await link.request({"op": "send", "data": encoded, "eof": eof})
+        except (LinkClosed, TimeoutError) as exc:
+            raise Refused(
+                f"{record.id}: its supervisor went away; nothing was sent.", "id"
+            ) from exc
         if not reply.get("ok"):
             raise Refused(
                 f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id"
@@ -89,7 +94,10 @@ class ControlMixin:
             raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
         check_size(cols, rows)
         link = self._links.get(record.id)
-        reply = await link.request({"op": "resize", "cols": cols, "rows": rows}) if link else {}
+        reply: dict[str, Any] = {}
+        if link is not None:
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                reply = await link.request({"op": "resize", "cols": cols, "rows": rows})
         if not reply.get("ok"):
             raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
         return record
@@ -127,8 +135,9 @@ class ControlMixin:
         if not record.running:
             leftovers = 0
             if link is not None:
-                reply = await link.request({"op": "kill", "signal": call.signal})
-                leftovers = int(reply.get("leftovers") or 0)
+                with contextlib.suppress(LinkClosed, TimeoutError):  # its shim may be gone
+                    reply = await link.request({"op": "kill", "signal": call.signal})
+                    leftovers = int(reply.get("leftovers") or 0)
             note = f"{record.id} had already finished"
             if leftovers:
                 note += f"; killed {leftovers} leftover process(es) of its group"
@@ -143,7 +152,8 @@ class ControlMixin:
                 info = ExitInfo(-number, EndReason.KILL.value, call.signal, now_ms())
             self.settle(record, info)
             return KillResult(record, signalled, call.signal, 0, adopted)
-        await link.request({"op": "kill", "signal": call.signal})
+        with contextlib.suppress(LinkClosed, TimeoutError):  # it may be exiting right now
+            await link.request({"op": "kill", "signal": call.signal})
         grace = self.config.kill_grace_ms / 1000 + 2.0
         event = self._finished.get(record.id)
         if event is not None:

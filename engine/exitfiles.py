@@ -18,7 +18,7 @@ class ExitInfo:
     reason: str | None
     signal: str | None
     finished_at: int | None
-    last_line: str | None = None
+    tail: str | None = None  # raw recent output, for the last line (sanitize before use)
     log_bytes: int | None = None
 
 
@@ -51,6 +51,6 @@ def read_exit(paths: RegistryPaths, job_id: str, status_path: str | None) -> Exi
             signal = end.get("signal") if isinstance(end.get("signal"), str) else None
             at = end.get("finishedAt")
             finished = at if isinstance(at, int) and not isinstance(at, bool) else None
-            line = end.get("lastLine") if isinstance(end.get("lastLine"), str) else None
+            line = end.get("tail") if isinstance(end.get("tail"), str) else None
             size = end.get("bytes") if isinstance(end.get("bytes"), int) else None
     return ExitInfo(status, reason, signal, finished, line, size)

@@ -11,6 +11,25 @@ import time
 from typing import Any
 
 SHIM_MODULE = "jobs_tui.engine.shim"
+ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+# Skip `site` (-I -S): the shim needs only the stdlib and its own package, whose
+# modules are found through a package object made here instead of through site-packages.
+_BOOTSTRAP = (
+    "import sys, types\n"
+    "top = types.ModuleType('jobs_tui'); top.__path__ = []\n"
+    "eng = types.ModuleType('jobs_tui.engine'); eng.__path__ = [sys.argv[1]]\n"
+    "sys.modules.update({'jobs_tui': top, 'jobs_tui.engine': eng})\n"
+    "from jobs_tui.engine import shim\n"
+    "sys.exit(shim.main(sys.argv[1:]))\n"
+)
+
+
+def shim_command(spec_json: str) -> list[str]:
+    if sys.platform.startswith("linux"):  # elsewhere procs needs psutil from site-packages
+        return [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, ENGINE_DIR, spec_json]
+    return [sys.executable, "-m", SHIM_MODULE, spec_json]
+
+
 ENV_SHIM_STDERR = "JOBS_TUI_SHIM_STDERR"  # a file for shim tracebacks, when debugging
 
 
@@ -21,7 +40,7 @@ class LaunchError(RuntimeError):
 def launch(spec: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
     """Blocking: returns the shim's ready message ({pid, startToken, shimPid, shimToken})."""
     ready_r, ready_w = os.pipe()
-    args = [sys.executable, "-m", SHIM_MODULE, json.dumps({**spec, "readyFd": ready_w})]
+    args = shim_command(json.dumps({**spec, "readyFd": ready_w}))
     err_path = os.environ.get(ENV_SHIM_STDERR)
     stderr = open(err_path, "ab") if err_path else subprocess.DEVNULL  # noqa: SIM115
     try:

@@ -43,6 +43,7 @@ class ShimLink:
             self._writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
             await self._writer.drain()
         except (ConnectionError, RuntimeError) as exc:
+            future.cancel()
             raise LinkClosed(f"{self.job_id}: supervisor connection is closed") from exc
         return await asyncio.wait_for(future, timeout)
 

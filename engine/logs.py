@@ -12,99 +12,20 @@ import os
 import time
 from dataclasses import dataclass
 
+from .logwriter import LogWriter
+
 MiB = 1024 * 1024
 LINE_CAP = MiB  # one log line is never loaded whole past this
 READ_BUDGET = 16 * MiB  # bytes one read may load at most
 _BLOCK = 64 * 1024
-_FILE_MODE = 0o600
 _MISSING_WAIT = 0.05  # seconds a missing live segment is waited for
+
+
+__all__ = ["LogMissing", "LogWriter", "open_pair", "read_page", "read_tail"]
 
 
 class LogMissing(FileNotFoundError):
     """The job's log no longer exists (deleted by hand, or never written)."""
-
-
-class LogWriter:
-    """Append-only segment writer with rotation at `max_bytes` (0 = unbounded)."""
-
-    def __init__(self, live: str, previous: str, max_bytes: int) -> None:
-        self.live = live
-        self.previous = previous
-        self.max_bytes = max(0, int(max_bytes))
-        self.total = 0  # bytes accepted since the writer opened
-        self.rotations = 0
-        self.lost_bytes = 0  # bytes of a deleted live segment found at rotation
-        self._fd = self._open()
-        self.size = os.fstat(self._fd).st_size
-
-    def _open(self) -> int:
-        fd = os.open(self.live, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
-        os.lseek(fd, 0, os.SEEK_END)
-        return fd
-
-    def _room(self) -> int:
-        if self.max_bytes == 0:
-            return 1 << 30
-        if self.size >= self.max_bytes:
-            self.rotate()
-        return self.max_bytes - self.size
-
-    def rotate(self) -> None:
-        os.close(self._fd)
-        self._fd = -1
-        try:
-            os.replace(self.live, self.previous)
-        except FileNotFoundError:  # the live segment was deleted by hand: its bytes are gone
-            self.lost_bytes += self.size
-        self._fd = self._open()
-        self.size = 0
-        self.rotations += 1
-
-    def write(self, data: bytes | memoryview) -> None:
-        view = memoryview(data)
-        while view:
-            room = self._room()
-            chunk = view[:room]
-            written = os.write(self._fd, chunk)
-            self.size += written
-            self.total += written
-            view = view[written:]
-
-    def splice_from(self, fd: int, limit: int = MiB) -> int:
-        """Move up to `limit` bytes from pipe `fd` into the log without copying them (Linux).
-
-        Returns 0 at end of input. Raises BlockingIOError when nothing is ready.
-        """
-        room = self._room()
-        moved = os.splice(fd, self._fd, min(room, limit))
-        self.size += moved
-        self.total += moved
-        return moved
-
-    def reopen_if_unlinked(self) -> bool:
-        """Start a fresh live segment if someone deleted ours; True if that happened."""
-        try:
-            if os.fstat(self._fd).st_nlink > 0 and os.path.exists(self.live):
-                return False
-        except OSError:
-            pass
-        os.close(self._fd)
-        self._fd = self._open()
-        self.size = os.fstat(self._fd).st_size
-        return True
-
-    def tail(self, size: int = 4096) -> bytes:
-        """The last `size` bytes written (across the rotation boundary)."""
-        pair = open_pair(self.live, self.previous)
-        try:
-            return pair.read(max(0, pair.size - size), pair.size)
-        finally:
-            pair.close()
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
 
 
 @dataclass
@@ -378,3 +299,46 @@ def read_page(
         return PageRead(text, offset, index, clipped, pair.previous is not None)
     finally:
         pair.close()
+
+
+@dataclass
+class SinceRead:
+    """Bytes from an absolute offset of the job's whole output (not of one segment)."""
+
+    data: bytes
+    offset: int  # absolute offset of data[0]
+    skipped: int  # bytes between the asked offset and the oldest retained byte
+    end: int  # absolute end of what the log holds now
+
+
+def _read_base(path: str) -> tuple[int, int] | None:
+    try:
+        with open(path, "rb") as fh:
+            inode, start = fh.read(64).split()
+        return int(inode), int(start)
+    except (OSError, ValueError):
+        return None
+
+
+def read_since(live: str, previous: str, offset: int, cap: int) -> SinceRead:
+    """Up to `cap` bytes from absolute `offset`, across rotations (see logwriter's base file)."""
+    for attempt in range(100):
+        pair = open_pair(live, previous)
+        try:
+            base = _read_base(live + ".base")
+            if pair.live is not None and base is not None:
+                if base[0] != os.fstat(pair.live.fd).st_ino:
+                    time.sleep(0.0005 * (attempt + 1))  # a rotation between open and base
+                    continue
+                live_start = base[1]
+            else:  # a log without a base file (another tool's): offsets within the pair
+                live_start = pair.previous_size
+            first = live_start - pair.previous_size
+            end = first + pair.size
+            start = min(max(offset, first), end)
+            stop = min(end, start + max(0, cap))
+            data = pair.read(start - first, stop - first)
+            return SinceRead(data, start, max(0, first - offset), end)
+        finally:
+            pair.close()
+    raise LogMissing(errno.EAGAIN, "log kept rotating while it was read", live)

@@ -26,7 +26,7 @@ from .reading import ReadingMixin
 from .reconcile import Facts, Plan, plan
 from .registry import Registry
 from .results import JobError, Refused, UnknownJob
-from .sanitize import sanitize_line
+from .sanitize import last_line, sanitize_line
 
 Subscriber = Callable[[JobEvent], None]
 WINDOWS = sys.platform == "win32"
@@ -209,9 +209,10 @@ class JobManager(ControlMixin, ReadingMixin):
         if isinstance(lost, int) and lost > record.log_lost_bytes:
             record.log_lost_bytes = lost
             self.registry.mark_dirty()
-        line = message.get("lastLine")
-        if isinstance(line, str) and line != record.last_line:
-            record.last_line = sanitize_line(line)
+        tail = message.get("tail")
+        line = last_line(tail) if isinstance(tail, str) else ""
+        if line and line != record.last_line:
+            record.last_line = line
             self.registry.mark_dirty()
 
     def _on_link_closed(self, job_id: str) -> None:
@@ -233,8 +234,9 @@ class JobManager(ControlMixin, ReadingMixin):
     def _apply_exit_info(self, record: JobRecord, info: ExitInfo) -> None:
         if info.log_bytes is not None:
             record.log_bytes = info.log_bytes
-        if info.last_line:
-            record.last_line = sanitize_line(info.last_line)
+        line = last_line(info.tail) if info.tail else ""
+        if line:
+            record.last_line = line
 
     def _settle_gone(self, record: JobRecord) -> None:
         """The shim is gone: settle from its files, else kill what is left and say so."""
@@ -390,7 +392,9 @@ class JobManager(ControlMixin, ReadingMixin):
             "ownerPid": owner,
             "ownerToken": procs.start_token(owner) if owner else None,
         }
-        for stale in self.paths.job_files(job_id)[:4]:
+        for stale in self.paths.job_files(job_id):
+            if stale == self.paths.lock(job_id):
+                continue
             stale.unlink(missing_ok=True)
         try:
             ready = await asyncio.to_thread(launch, spec)

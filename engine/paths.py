@@ -77,6 +77,10 @@ class RegistryPaths:
     def previous_log(self, job_id: str) -> Path:
         return self.root / f"{job_id}.log.1"
 
+    def log_base(self, job_id: str) -> Path:
+        """`<inode> <offset>`: where the live segment starts in the job's whole output."""
+        return self.root / f"{job_id}.log.base"
+
     def status(self, job_id: str) -> Path:
         return self.root / f"{job_id}.status"
 
@@ -96,6 +100,7 @@ class RegistryPaths:
         return [
             self.log(job_id),
             self.previous_log(job_id),
+            self.log_base(job_id),
             self.status(job_id),
             self.end(job_id),
             self.lock(job_id),

@@ -7,9 +7,9 @@ import os
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
-from .logs import LogMissing, TailRead, read_page, read_tail
+from .logs import LogMissing, TailRead, read_page, read_since, read_tail
 from .model import JobRecord
-from .results import JobError, LogsResult, Refused
+from .results import JobError, LogsResult, ReadSince, Refused
 from .sanitize import sanitize_log
 
 if TYPE_CHECKING:
@@ -88,3 +88,35 @@ class ReadingMixin:
             live,
             page.total_lines,
         )
+
+    async def read_since(self: JobManager, job_id: str, offset: int, cap: int = 65536) -> ReadSince:
+        """Sanitized output from absolute byte `offset`, at most `cap` bytes of it.
+
+        An incomplete UTF-8 sequence at the end is left for the next read.
+        """
+        record = self.get(job_id)
+        live, previous = self.log_files(record)
+        try:
+            got = await asyncio.to_thread(read_since, live, previous, max(0, offset), cap)
+        except LogMissing as exc:
+            raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
+        data = got.data
+        keep = _complete_utf8(data)
+        return ReadSince(
+            text=sanitize_log(data[:keep].decode("utf-8", "replace")),
+            offset=got.offset + keep,
+            skipped=got.skipped,
+            end=got.end,
+        )
+
+
+def _complete_utf8(data: bytes) -> int:
+    """Length of `data` without a trailing incomplete UTF-8 sequence."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return len(data)
+        if byte >= 0xC0:  # a lead byte: is its sequence complete?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(data) if back >= need else len(data) - back
+    return len(data)

@@ -18,6 +18,7 @@ from .exitfiles import read_exit
 from .model import JobRecord, JobStatus, outcome
 from .paths import RegistryPaths, job_number, session_hash
 from .reconcile import claim_base, claimer
+from .sanitize import last_line
 from .store import CorruptRegistry, RegistryFile, load_all, read_registry, write_json_atomic
 
 PEER_REFRESH_S = 0.5
@@ -152,8 +153,9 @@ class Registry:
             record.status, record.exit_code, record.signal = status, code, sig
             record.exit_status, record.end_reason = info.exit_status, info.reason
             record.finished_at = info.finished_at or record.started_at
-            if info.last_line:
-                record.last_line = info.last_line
+            line = last_line(info.tail) if info.tail else ""
+            if line:
+                record.last_line = line
         elif not procs.same_process(record.pid, record.start_token) and not procs.same_process(
             record.shim_pid, record.shim_token
         ):

@@ -46,3 +46,13 @@ class LogsResult:
     log_file: str
     total_lines: int | None = None
     note: str | None = None
+
+
+@dataclass
+class ReadSince:
+    """Output from an absolute byte offset: for unread cursors that survive rotation."""
+
+    text: str  # sanitized
+    offset: int  # where the next read should start
+    skipped: int  # bytes that rotated away before they were read
+    end: int  # absolute end of the log when read

@@ -76,9 +76,9 @@ def sanitize_log(text: str, keep_sgr: bool = False) -> str:
     return (_CONTROLS_LOG_SGR if keep_sgr else _CONTROLS_LOG).sub(" ", text)
 
 
-def last_line(raw: bytes, limit: int = LINE_LIMIT) -> str:
+def last_line(raw: bytes | str, limit: int = LINE_LIMIT) -> str:
     """The most recent non-empty output line in a bounded raw tail, sanitized."""
-    text = raw.decode("utf-8", "replace")
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     for part in reversed(text.replace("\r\n", "\n").split("\n")):
         line = sanitize_line(part, limit)
         if line:

@@ -9,7 +9,7 @@ in a new session, reaps every child itself, and speaks JSON lines on a Unix sock
   -> {"op": "kill", "signal": S, "graceMs": n, "reason": r}
   -> {"op": "owner", "pid": p|null, "token": t}
   -> {"op": "resize", "cols": c, "rows": r}
-  <- {"ev": "output", "bytes": n, "lastLine": s}
+  <- {"ev": "output", "bytes": n, "tail": s}   (raw recent output; sessions sanitize it)
   <- {"ev": "exit", "exitStatus": n, "reason": r, "signal": s, "finishedAt": ms}
 
 No asyncio, no UI: it must start fast and stay small.
@@ -17,7 +17,7 @@ No asyncio, no UI: it must start fast and stay small.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import errno
 import json
 import os
@@ -28,11 +28,13 @@ import sys
 import time
 
 from . import procs
-from .logs import LogWriter
-from .sanitize import last_line
+from .logwriter import LogWriter
 from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
 
-OUTPUT_EVENT_S = 0.25  # lastLine and byte counts reach sessions at most this often
+OUTPUT_EVENT_S = 0.25  # the output tail and byte counts reach sessions at most this often
+TAIL_BYTES = 2048
+COALESCE_BYTES = 64 * 1024  # a drain smaller than this pauses reading for COALESCE_S
+COALESCE_S = 0.002
 PENDING_STDIN_MAX = 1 << 20
 OWNER_GONE_GRACE_MS = 1000
 
@@ -45,8 +47,7 @@ def write_atomic(path: str, data: bytes) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        os.write(fd, data)  # atomic by rename; no fsync, which would delay the exit event
     finally:
         os.close(fd)
     os.replace(tmp, path)
@@ -78,7 +79,8 @@ class Shim:
         self.owner_fd = -1
         self.last_event = 0.0
         self.sent_bytes = -1
-        self.line = ""
+        self.tail = ""
+        self.out_resume_at: float | None = None
         self.finished_at: int | None = None
         self.tty = False
         self.pty_fd = -1
@@ -179,7 +181,7 @@ class Shim:
             "ev": "state",
             "pid": self.child_pid,
             "bytes": self.log.total,
-            "lastLine": self.line,
+            "tail": self.tail,
             "running": self.exit_status is None,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             **(self.exit_message() if self.exit_status is not None else {}),
@@ -194,7 +196,7 @@ class Shim:
             "signal": signal_ or self.kill_signal,
             "finishedAt": self.finished_at,
             "bytes": self.log.total,
-            "lastLine": self.line,
+            "tail": self.tail,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
         }
 
@@ -207,14 +209,15 @@ class Shim:
         self.last_event = now
         self.sent_bytes = self.log.total
         try:
-            self.line = last_line(self.log.tail(4096)) or self.line
+            self.tail = self.log.tail(TAIL_BYTES).decode("utf-8", "replace")
         except OSError:
             pass
-        self.broadcast({"ev": "output", "bytes": self.log.total, "lastLine": self.line})
+        self.broadcast({"ev": "output", "bytes": self.log.total, "tail": self.tail})
 
     # -- io --------------------------------------------------------------------
-    def drain(self) -> bool:
-        """Move what the job wrote into the log; False at end of input."""
+    def drain(self) -> int:
+        """Move what the job wrote into the log; bytes moved, or -1 at end of input."""
+        total = 0
         while True:
             try:
                 if self.splice:
@@ -225,7 +228,7 @@ class Shim:
                     if moved:
                         self.log.write(data)
             except BlockingIOError:
-                return True
+                return total
             except OSError as exc:
                 if exc.errno == errno.EINVAL and self.splice:
                     self.splice = False
@@ -234,10 +237,20 @@ class Shim:
                     raise
                 moved = 0
             if moved == 0:
-                self.sel.unregister(self.out_fd)
+                if self.out_resume_at is None:
+                    self.sel.unregister(self.out_fd)
+                self.out_resume_at = None
                 os.close(self.out_fd)
                 self.out_fd = -1
-                return False
+                return -1
+            total += moved
+
+    def on_output(self) -> None:
+        """Drain; after a small drain, let output gather a moment before the next wake-up."""
+        moved = self.drain()
+        if 0 <= moved < COALESCE_BYTES and self.exit_status is None:
+            self.sel.unregister(self.out_fd)
+            self.out_resume_at = time.monotonic() + COALESCE_S
 
     def write_stdin(self) -> None:
         if self.in_fd < 0:
@@ -271,7 +284,7 @@ class Shim:
                     "ok": False,
                     "error": "stdin is closed" if self.in_fd < 0 else "job finished",
                 }
-            data = base64.b64decode(message.get("data") or "")
+            data = binascii.a2b_base64(message.get("data") or "")
             if len(self.pending_in) + len(data) > PENDING_STDIN_MAX:
                 return {"ok": False, "error": "stdin is full: the job is not reading its input"}
             self.pending_in += data
@@ -393,6 +406,12 @@ class Shim:
                 procs.signal_tree(os.getpid(), self.child_pid, signal.SIGKILL)
             else:
                 waits.append(self.escalate_at - now)
+        if self.out_resume_at is not None:
+            if now >= self.out_resume_at:
+                self.out_resume_at = None
+                self.sel.register(self.out_fd, selectors.EVENT_READ, "out")
+            else:
+                waits.append(self.out_resume_at - now)
         if now - self.log_checked >= OUTPUT_EVENT_S:
             self.log_checked = now
             self.check_log()
@@ -436,7 +455,7 @@ class Shim:
             for key, mask in self.sel.select(timeout):
                 kind = key.data
                 if kind == "out":
-                    self.drain()
+                    self.on_output()
                 elif kind == "signal":
                     self.on_signals(wake_r)
                 elif kind == "accept":

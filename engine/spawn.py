@@ -10,21 +10,19 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
-import struct
-import termios
-from dataclasses import dataclass
 
 F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1 << 20
 SHELL = "/bin/sh"
 
 
-@dataclass
 class Spawned:
-    pid: int
-    out_fd: int  # what the job writes (pipe read end, or the PTY master)
-    in_fd: int  # where its input goes (pipe write end, a dup of the master, or -1)
-    pty_fd: int = -1  # the PTY master, for resizes
+    """The job's pid and its ends: output (pipe or PTY master), input (or -1), PTY master."""
+
+    __slots__ = ("in_fd", "out_fd", "pid", "pty_fd")
+
+    def __init__(self, pid: int, out_fd: int, in_fd: int, pty_fd: int = -1) -> None:
+        self.pid, self.out_fd, self.in_fd, self.pty_fd = pid, out_fd, in_fd, pty_fd
 
 
 def _defaults() -> list[int]:
@@ -41,6 +39,9 @@ def _env(spec: dict, tty: bool) -> dict[str, str]:
 
 
 def set_winsize(fd: int, cols: int, rows: int) -> None:
+    import struct
+    import termios
+
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 

@@ -1,0 +1,80 @@
+"""Absolute byte offsets across rotations (read_since), the base file, and lazy rotation."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jobs_tui.engine.follow import LogCursor
+from jobs_tui.engine.logs import read_since
+from jobs_tui.engine.logwriter import LogWriter
+
+
+def _writer(tmp_path, max_bytes: int) -> LogWriter:
+    live = str(tmp_path / "j1.log")
+    return LogWriter(live, live + ".1", max_bytes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    chunks=st.lists(st.binary(min_size=1, max_size=90), min_size=1, max_size=40),
+    max_bytes=st.integers(min_value=16, max_value=200),
+    cap=st.integers(min_value=1, max_value=120),
+)
+def test_reading_from_offsets_returns_each_retained_byte_once(
+    tmp_path_factory, chunks, max_bytes, cap
+):
+    tmp_path = tmp_path_factory.mktemp("since")
+    writer = _writer(tmp_path, max_bytes)
+    written = b""
+    offset, seen, skipped = 0, b"", 0
+    for chunk in chunks:
+        writer.write(chunk)
+        written += chunk
+        got = read_since(writer.live, writer.previous, offset, cap)
+        assert got.end == len(written)
+        skipped += got.skipped
+        assert got.offset == offset + got.skipped
+        assert got.data == written[got.offset : got.offset + len(got.data)]
+        seen += got.data
+        offset = got.offset + len(got.data)
+    while offset < len(written):
+        got = read_since(writer.live, writer.previous, offset, cap)
+        skipped += got.skipped
+        assert got.data == written[got.offset : got.offset + len(got.data)]
+        offset = got.offset + len(got.data)
+        seen += got.data
+    assert skipped + len(seen) == len(written) == offset
+
+
+def test_offset_before_the_retained_log_reports_what_was_skipped(tmp_path):
+    writer = _writer(tmp_path, 10)
+    writer.write(bytes(range(35)))
+    got = read_since(writer.live, writer.previous, 0, 100)
+    assert got.skipped == 20 and got.offset == 20 and got.data == bytes(range(20, 35))
+    assert Path(writer.base).read_text().split()[1] == "30"
+
+
+def test_a_full_segment_rotates_only_when_more_output_arrives(tmp_path):
+    writer = _writer(tmp_path, 8)
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"12345678")
+    os.close(write_end)
+    assert writer.splice_from(read_end) == 8
+    assert writer.splice_from(read_end) == 0  # end of input: no empty live segment
+    assert Path(writer.live).read_bytes() == b"12345678"
+    assert not os.path.exists(writer.previous)
+    os.close(read_end)
+
+
+def test_cursor_follows_across_rotations(tmp_path):
+    writer = _writer(tmp_path, 10)
+    cursor = LogCursor(writer.live, start=0)
+    got = b""
+    for piece in (b"abc", b"defghijkl", b"mnopqrstuvw", b"xyz"):
+        writer.write(piece)
+        got += cursor.read().data
+    assert got == b"abcdefghijklmnopqrstuvwxyz"
