@@ -51,6 +51,7 @@ class Registry:
         self._deleted: set[str] = set()
         self.adopted: list[JobRecord] = []  # adopted since the last take_adopted()
         self.problems: list[str] = []
+        self._cache: dict = {}  # parsed peer files, by name, keyed on inode/size/mtime
 
     @property
     def own_path(self) -> Path:
@@ -74,7 +75,7 @@ class Registry:
     def refresh_peers(self, now_ms: int, force: bool = False) -> None:
         if not force and time.monotonic() - self._peers_read_at < PEER_REFRESH_S:
             return
-        loaded = load_all(self.paths.root)
+        loaded = load_all(self.paths.root, self._cache)
         self.problems += loaded.problems
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
@@ -209,7 +210,7 @@ class Registry:
             reservations.release(self.paths, job_id)
 
     def _committed_elsewhere(self, number: int) -> bool:
-        for file in load_all(self.paths.root).files:
+        for file in load_all(self.paths.root, self._cache).files:
             if file.path == self.own_path:
                 continue
             if file.counter > number or any(job_number(r.id) == number for r in file.jobs):
@@ -222,7 +223,7 @@ class Registry:
         self._own[record.id] = record
 
     def take_over(self, job_id: str) -> JobRecord:
-        record = self._peers.pop(job_id)
+        record = self._peers.pop(job_id).copy()  # the peer's parsed file stays untouched
         record.session_id = self.session_id
         self._own[job_id] = record
         self.persist()

@@ -134,8 +134,15 @@ def is_registry_name(name: str) -> bool:
     return base == "registry.json" or (base.startswith("registry-") and base.endswith(".json"))
 
 
-def load_all(root: Path) -> Loaded:
-    """Every session file (and a legacy registry.json) in the directory."""
+FileKey = tuple[int, int, int]  # inode, size, mtime: a file rewritten by rename changes inode
+
+
+def load_all(root: Path, cache: dict[str, tuple[FileKey, RegistryFile]] | None = None) -> Loaded:
+    """Every session file (and a legacy registry.json) in the directory.
+
+    With `cache`, a file whose inode, size and mtime are unchanged is not parsed again
+    (every write is a rename, so an unchanged key means unchanged content).
+    """
     files: list[RegistryFile] = []
     problems: list[str] = []
     try:
@@ -147,7 +154,7 @@ def load_all(root: Path) -> Loaded:
             continue
         path = root / name
         try:
-            parsed = read_registry(path)
+            parsed = _read_cached(path, cache)
         except FileNotFoundError:
             continue  # removed by its owner (or an adopter) between listing and reading
         except OSError as exc:  # a directory, or a file we may not read: report, skip
@@ -161,4 +168,21 @@ def load_all(root: Path) -> Loaded:
         for reason in parsed.skipped:
             problems.append(f"{name}: skipped an entry: {reason}")
         files.append(parsed)
+    if cache is not None:
+        for gone in set(cache) - set(names):
+            del cache[gone]
     return Loaded(files, problems)
+
+
+def _read_cached(path: Path, cache: dict[str, tuple[FileKey, RegistryFile]] | None) -> RegistryFile:
+    if cache is None:
+        return read_registry(path)
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        hit = cache.get(path.name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        parsed = parse_registry(fh.read(), path)
+    cache[path.name] = (key, parsed)
+    return parsed

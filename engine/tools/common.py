@@ -1,0 +1,183 @@
+"""What the exec_command and process facades share: ids, states, names, env, errors.
+
+Both facades are thin: every job goes through the same JobManager (one job table,
+one settle path); this module only translates between their words and its records.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ..model import EndReason, JobRecord, JobStatus, now_ms
+from ..paths import is_job_id
+from .validation import ToolInputError
+
+if TYPE_CHECKING:
+    from ..manager import JobManager
+
+OUTPUT_CAP = 32 * 1024  # bytes of output one call returns at most; the rest stays unread
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def job_id_from(value: Any, field: str) -> str:
+    """`1`, `"1"` or `"j1"` -> `"j1"`; anything else is an error naming `field`."""
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(text, str):
+        candidate = text if text.startswith("j") else f"j{text}"
+        if is_job_id(candidate):
+            return candidate
+    raise ToolInputError(f"{field} {value!r} is not a session id such as 1 (or j1)", field)
+
+
+def session_number(record: JobRecord) -> int:
+    return record.number
+
+
+def state(record: JobRecord) -> str:
+    """running, exited, failed, killed, timed_out or unknown."""
+    if record.status is JobStatus.KILLED and record.end_reason == EndReason.DEADLINE.value:
+        return "timed_out"
+    return record.status.value
+
+
+def stop_reason(record: JobRecord) -> str | None:
+    """Why it stopped: exit, signal, killed, timed_out, owner_gone, unknown (None: running)."""
+    if record.running:
+        return None
+    if record.status is JobStatus.UNKNOWN:
+        return "unknown"
+    reason = record.end_reason or EndReason.EXIT.value
+    if reason == EndReason.DEADLINE.value:
+        return "timed_out"
+    if reason == EndReason.KILL.value:
+        return "killed"
+    if reason == EndReason.OWNER_GONE.value:
+        return "owner_gone"
+    if record.status is JobStatus.KILLED:
+        return "signal"  # died of a signal nobody here sent
+    return "exit"
+
+
+def exit_status_code(record: JobRecord) -> int | None:
+    """The shell convention: the exit code, or 128+N for a job killed by signal N."""
+    if record.exit_code is not None:
+        return record.exit_code
+    if record.status is JobStatus.EXITED:
+        return 0
+    if record.exit_status is not None and record.exit_status < 0:
+        return 128 - record.exit_status
+    if record.signal:
+        import signal
+
+        try:
+            return 128 + int(signal.Signals[record.signal])
+        except KeyError:
+            return None
+    return None
+
+
+def iso_utc(ms: float | None) -> str | None:
+    if ms is None:
+        return None
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ms) % 1000:03d}Z"
+
+
+def parse_utc(text: str, field: str) -> float:
+    """ISO 8601 with a zone (Z or +hh:mm) -> epoch ms."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError as exc:
+        raise ToolInputError(f"{field} {text!r} is not an ISO 8601 time", field) from exc
+    if moment.tzinfo is None:
+        raise ToolInputError(f"{field} {text!r} needs a zone, such as a trailing Z", field)
+    return moment.timestamp() * 1000
+
+
+def elapsed_ms(record: JobRecord) -> int:
+    end = record.finished_at if record.finished_at is not None else now_ms()
+    return max(0, int(end - record.started_at))
+
+
+def last_output_ms(manager: JobManager, record: JobRecord) -> float:
+    """When the job last wrote: the log's mtime (its start if it never wrote)."""
+    try:
+        return max(os.stat(manager.paths.log(record.id)).st_mtime * 1000, record.started_at)
+    except OSError:
+        return float(record.started_at)
+
+
+def retained_bytes(manager: JobManager, record: JobRecord) -> int:
+    total = 0
+    for path in (manager.paths.log(record.id), manager.paths.previous_log(record.id)):
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            continue
+    return total
+
+
+def derive_name(command: str) -> str:
+    """`command verb + target`: `npm run build` -> `npm run`, `FOO=1 pytest -q t/` -> `pytest t/`."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        tokens = command.split()
+    while tokens and (tokens[0] == "export" or _ASSIGNMENT.match(tokens[0])):
+        # our own env prefix (`export A=1; ...`) and leading assignments are not the verb
+        if tokens[0] == "export":
+            while tokens and tokens[0] != ";":
+                tokens.pop(0)
+            if tokens:
+                tokens.pop(0)
+        else:
+            tokens.pop(0)
+    if not tokens:
+        return command.strip()[:60]
+    verb = os.path.basename(tokens[0]) or tokens[0]
+    target = next((t for t in tokens[1:] if not t.startswith("-")), None)
+    if target is None:
+        target = tokens[1] if len(tokens) > 1 else None
+    if target is None or target in ";&|":
+        return verb
+    if len(target) > 48:
+        target = target[:22] + "..." + target[-23:]
+    return f"{verb} {target}"
+
+
+def with_env(command: str, env: dict[str, str]) -> str:
+    """`export NAME='value' ...; COMMAND`: the whole shell command sees the variables."""
+    if not env:
+        return command
+    for name, value in env.items():
+        if "\x00" in value:
+            raise ToolInputError(f"env.{name} must not contain a NUL character", "env")
+    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
+    return f"export {assignments}; {command}"
+
+
+async def wait_until(manager: JobManager, job_id: str, deadline_ms: float) -> JobRecord:
+    """The record once it finished or when the wall-clock deadline passed (early on exit)."""
+    left = deadline_ms - time.time() * 1000
+    if left <= 0:
+        return manager.get(job_id)
+    return await manager.wait(job_id, int(left))
+
+
+def error_result(kind: str, name: str, exc: Exception) -> dict[str, Any]:
+    """A failed call: the message, the field it names and a code (invalid/unknown-id/refused)."""
+    return {
+        kind: name,
+        "status": "error",
+        "error": str(exc),
+        "field": getattr(exc, "field", None),
+        "code": getattr(exc, "code", "invalid"),
+    }
+

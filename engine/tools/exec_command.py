@@ -1,0 +1,372 @@
+"""The exec_command / write_stdin vocabulary (seeds/000) as a thin facade over JobManager.
+
+    tools = ExecCommandTools(manager)
+    r = await tools.exec_command(cmd="npm test", yield_time_ms=1000)
+    r = await tools.write_stdin(session_id=r["session_id"], yield_time_ms=0)
+
+Every method takes a dict (or keywords) and returns a JSON-ready dict; bad input
+comes back as `{"status": "error", "error": ..., "field": ...}` before any side
+effect, never as an exception. Output is read through one unread cursor per
+session, bounded per call (`output_truncated` and a note say what is left).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..model import JobRecord, now_ms
+from ..results import JobError, Refused
+from .common import (
+    OUTPUT_CAP,
+    elapsed_ms,
+    error_result,
+    iso_utc,
+    job_id_from,
+    last_output_ms,
+    parse_utc,
+    retained_bytes,
+    state,
+    stop_reason,
+    wait_until,
+)
+from .cursors import UnreadCursors
+from .keys import InputError, parse_escapes
+from .schemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
+from .validation import ToolInputError, check, clamp
+
+if TYPE_CHECKING:
+    from ..manager import JobManager
+
+YIELD_MIN_MS, YIELD_MAX_MS, YIELD_DEFAULT_MS = 250, 30_000, 10_000
+INPUT_YIELD_MS = 250
+EMPTY_POLL_MIN_MS, EMPTY_POLL_MAX_MS = 5_000, 600_000
+TIMEOUT_DEFAULT_S = 1800
+MAX_ABSOLUTE_WAIT_MS = 24 * 3600 * 1000
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class ExecCommandTools:
+    """exec_command, write_stdin, list_sessions, set_on_exit and kill_session."""
+
+    def __init__(
+        self,
+        manager: JobManager,
+        *,
+        cursors: UnreadCursors | None = None,
+        output_cap: int = OUTPUT_CAP,
+    ) -> None:
+        self.jm = manager
+        self.cursors = cursors or UnreadCursors(manager)
+        self.output_cap = output_cap
+        self._stopping: set[str] = set()
+
+    async def call(self, tool: str, args: Any = None) -> dict[str, Any]:
+        """Dispatch by tool name, as a host that registered all five does."""
+        handlers: dict[str, Handler] = {
+            "exec_command": self._exec_command,
+            "write_stdin": self._write_stdin,
+            "list_sessions": self._list_sessions,
+            "set_on_exit": self._set_on_exit,
+            "kill_session": self._kill_session,
+        }
+        handler = handlers.get(tool)
+        if handler is None:
+            unknown = ToolInputError(f"unknown tool {tool!r}", "tool")
+            return error_result("operation", str(tool), unknown)
+        try:
+            return await handler(args)
+        except (ToolInputError, InputError, JobError) as exc:
+            result = error_result("operation", tool, exc)
+            if result["field"] == "id":  # the engine's name for what this vocabulary calls so
+                result["field"] = "session_id"
+            return result
+
+    async def exec_command(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
+        return await self.call("exec_command", _merge(args, fields))
+
+    async def write_stdin(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
+        return await self.call("write_stdin", _merge(args, fields))
+
+    async def list_sessions(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
+        return await self.call("list_sessions", _merge(args, fields))
+
+    async def set_on_exit(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
+        return await self.call("set_on_exit", _merge(args, fields))
+
+    async def kill_session(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
+        return await self.call("kill_session", _merge(args, fields))
+
+    # -- exec_command -------------------------------------------------------------
+    async def _exec_command(self, args: Any) -> dict[str, Any]:
+        v = check(EXEC_COMMAND, args, "exec_command")
+        yield_ms = clamp(v.get("yield_time_ms", YIELD_DEFAULT_MS), YIELD_MIN_MS, YIELD_MAX_MS)
+        timeout_ms = round(v.get("timeout_seconds", TIMEOUT_DEFAULT_S) * 1000)
+        record = await self.jm.start(
+            v["cmd"],
+            stdin=True,
+            timeout_ms=max(1, timeout_ms),
+            wake=v.get("on_exit", "none") == "wake",
+            cwd=v.get("workdir"),
+            tty=bool(v.get("tty")),
+        )
+        record = await self.jm.wait(record.id, int(yield_ms))
+        status = "completed" if not record.running else "deadline"
+        return await self._collect("exec_command", record, "relative", status)
+
+    # -- write_stdin --------------------------------------------------------------
+    async def _write_stdin(self, args: Any) -> dict[str, Any]:
+        v = check(WRITE_STDIN, args, "write_stdin")
+        job_id = job_id_from(v["session_id"], "session_id")
+        data = _input_bytes(v)
+        if ("cols" in v) != ("rows" in v):
+            missing = "rows" if "cols" in v else "cols"
+            raise ToolInputError(f"a resize needs both cols and rows; {missing} is missing", missing)
+        until_ms = None
+        if "yield_until" in v:
+            for other in ("yield_time_ms", "chars", "chars_b64", "end_stdin"):
+                if other in v:
+                    raise ToolInputError(f"yield_until cannot be combined with {other}", other)
+            until_ms = parse_utc(v["yield_until"], "yield_until")
+            if until_ms - time.time() * 1000 > MAX_ABSOLUTE_WAIT_MS:
+                raise ToolInputError("yield_until is more than 24 hours ahead", "yield_until")
+        record = self.jm.get(job_id)
+        eof = bool(v.get("end_stdin"))
+        if eof and record.tty:
+            raise ToolInputError(
+                "end_stdin is not valid for a PTY session; send \\x04 (Ctrl-D) in chars instead",
+                "end_stdin",
+            )
+        if "cols" in v and not record.tty:
+            raise ToolInputError(f"session {record.number} is not a PTY; nothing to resize", "cols")
+        acts = bool(data) or eof or "cols" in v
+        if acts and not record.running:
+            raise Refused(f"session {record.number} has already exited; nothing was sent", "id")
+        written, closed = 0, False
+        if "cols" in v:
+            await self.jm.resize(job_id, v["cols"], v["rows"])
+        if data or eof:
+            reply = await self.jm.send_bytes(job_id, data, eof=eof)
+            written, closed = reply["sent"], reply["stdinClosed"]
+        record, mode, status = await self._wait(job_id, v, acts, until_ms)
+        result = await self._collect("write_stdin", record, mode, status)
+        if data or eof:
+            result["bytes_written"] = written
+            result["stdin_closed"] = closed
+        return result
+
+    async def _wait(
+        self, job_id: str, v: dict[str, Any], acts: bool, until_ms: float | None
+    ) -> tuple[JobRecord, str, str]:
+        """(record, wait_mode, wait_status) after the wait the call asked for."""
+        if until_ms is not None:
+            record = await wait_until(self.jm, job_id, until_ms)
+            return record, "absolute", "completed" if not record.running else "deadline"
+        asked = v.get("yield_time_ms")
+        if acts:
+            ms = clamp(INPUT_YIELD_MS if asked is None else asked, YIELD_MIN_MS, YIELD_MAX_MS)
+        elif asked == 0:
+            record = self.jm.get(job_id)
+            return record, "immediate", "completed" if not record.running else "snapshot"
+        else:  # an empty read waits at least 5 s, returning early on exit
+            ms = clamp(EMPTY_POLL_MIN_MS if asked is None else asked, EMPTY_POLL_MIN_MS, EMPTY_POLL_MAX_MS)
+        record = await self.jm.wait(job_id, int(ms))
+        return record, "relative", "completed" if not record.running else "deadline"
+
+    async def _collect(
+        self, operation: str, record: JobRecord, mode: str, wait_status: str
+    ) -> dict[str, Any]:
+        unread = await self.cursors.read(record.id, self.output_cap)
+        if not record.running:
+            record = await self.jm.status(record.id)  # reporting completion consumes the wake
+            self._stopping.discard(record.id)
+        result: dict[str, Any] = {
+            "operation": operation,
+            "session_id": record.number,
+            "job_id": record.id,
+            "status": state(record),
+            "running": record.running,
+            "output": unread.text,
+            "log_path": record.log_path,
+            "wait_mode": mode,
+            "wait_status": wait_status,
+        }
+        if not record.running:
+            result["exit_code"] = record.exit_code
+            result["signal"] = record.signal
+            failure = _failure(record)
+            if failure:
+                result["failure"] = failure
+        notes = []
+        if unread.remaining:
+            result["output_truncated"] = True
+            result["unread_bytes"] = unread.remaining
+            notes.append(
+                f"{unread.remaining} more bytes of output are unread: read again with "
+                f"write_stdin(session_id={record.number}, yield_time_ms=0), or see log_path"
+            )
+        if unread.skipped:
+            result["output_skipped_bytes"] = unread.skipped
+            notes.append(f"{unread.skipped} bytes rotated out of the log before they were read")
+        if notes:
+            result["note"] = "; ".join(notes)
+        result["supervision"] = self.supervision(record, log_end=unread.end)
+        return result
+
+    # -- list_sessions, set_on_exit, kill_session -----------------------------------
+    async def _list_sessions(self, args: Any) -> dict[str, Any]:
+        check(LIST_SESSIONS, args, "list_sessions")
+        sessions = []
+        for record in self.jm.jobs(include_peers=False):
+            sessions.append(
+                {
+                    "session_id": record.number,
+                    "job_id": record.id,
+                    "command": record.command,
+                    "label": record.label,
+                    "status": state(record),
+                    "running": record.running,
+                    "exit_code": record.exit_code,
+                    "signal": record.signal,
+                    "tty": record.tty,
+                    "on_exit": "wake" if record.wake else "none",
+                    "started_utc": iso_utc(record.started_at),
+                    "elapsed_ms": elapsed_ms(record),
+                    "output_bytes_total": record.log_bytes,
+                    "unread_bytes": max(0, record.log_bytes - self.cursors.offset(record.id)),
+                    "log_path": record.log_path,
+                    "supervision": self.supervision(record),
+                }
+            )
+        active = sum(s["running"] for s in sessions)
+        completed = len(sessions) - active
+        return {
+            "operation": "list_sessions",
+            "sessions": sessions,
+            "active_count": active,
+            "completed_count": completed,
+            "just_exited_count": completed,
+        }
+
+    async def _set_on_exit(self, args: Any) -> dict[str, Any]:
+        v = check(SET_ON_EXIT, args, "set_on_exit")
+        job_id = job_id_from(v["session_id"], "session_id")
+        record = self.jm.get(job_id)
+        if not self.jm.is_own(record):
+            raise Refused(f"session {record.number} is another session's job; unchanged", "id")
+        wake = v["on_exit"] == "wake"
+        if record.wake != wake:
+            record.wake = wake
+            self.jm.registry.mark_dirty()  # see README: no engine setter for wake yet
+            self.jm.registry.persist_if_dirty()
+        return {
+            "operation": "set_on_exit",
+            "session_id": record.number,
+            "job_id": record.id,
+            "on_exit": v["on_exit"],
+            "status": state(record),
+            "running": record.running,
+            "supervision": self.supervision(record),
+        }
+
+    async def _kill_session(self, args: Any) -> dict[str, Any]:
+        v = check(KILL_SESSION, args, "kill_session")
+        job_id = job_id_from(v["session_id"], "session_id")
+        signal = v.get("signal", "SIGTERM")
+        record = self.jm.get(job_id)
+        result: dict[str, Any] = {"operation": "kill_session", "session_id": record.number}
+        if not record.running:
+            result.update(
+                killed=False,
+                escalated=False,
+                note=f"session {record.number} had already exited",
+            )
+        else:
+            self._stopping.add(job_id)
+            outcome = await self.jm.kill(job_id, signal)
+            record = outcome.job
+            killed = not record.running
+            result.update(
+                killed=killed,
+                escalated=killed and signal != "SIGKILL" and record.signal == "SIGKILL",
+            )
+            if outcome.adopted:
+                result["adopted"] = True
+            if killed:
+                record = await self.jm.status(job_id)  # an explicit stop is not notified
+            else:
+                result["note"] = "the exit is not confirmed; the session stays owned"
+        result.update(
+            job_id=record.id,
+            status=state(record),
+            running=record.running,
+            exit_code=record.exit_code,
+            signal=record.signal,
+            log_path=record.log_path,
+            supervision=self.supervision(record),
+        )
+        return result
+
+    # -- supervision ----------------------------------------------------------------
+    def supervision(self, record: JobRecord, log_end: int | None = None) -> dict[str, Any]:
+        """{state, stop_reason, deadline_utc, quiet_ms, log_bytes, log_truncated, cleanup}."""
+        stopping = record.running and record.id in self._stopping
+        now = record.finished_at if record.finished_at is not None else now_ms()
+        log_bytes = max(record.log_bytes, log_end or 0)
+        deadline = record.started_at + record.timeout_ms if record.timeout_ms else None
+        if record.running:
+            cleanup = "pending" if stopping else None
+        elif record.end_reason in ("kill", "deadline", "owner-gone"):
+            cleanup = "unconfirmed"
+        else:
+            cleanup = "not_needed"
+        return {
+            "state": "stopping" if stopping else state(record),
+            "stop_reason": stop_reason(record),
+            "deadline_utc": iso_utc(deadline),
+            "quiet_ms": max(0, int(now - last_output_ms(self.jm, record))),
+            "log_bytes": log_bytes,
+            "log_truncated": bool(record.log_lost_bytes)
+            or log_bytes > retained_bytes(self.jm, record),
+            "cleanup": cleanup,
+        }
+
+
+def _merge(args: Any, fields: dict[str, Any]) -> Any:
+    if not fields:
+        return args
+    if args is None:
+        return fields
+    if isinstance(args, dict):
+        return {**args, **fields}
+    return args
+
+
+def _input_bytes(v: dict[str, Any]) -> bytes:
+    if "chars" in v and "chars_b64" in v:
+        raise ToolInputError("chars and chars_b64 are mutually exclusive", "chars_b64")
+    if "chars" in v:
+        return parse_escapes(v["chars"], "chars")
+    if "chars_b64" in v:
+        try:
+            return base64.b64decode(v["chars_b64"], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ToolInputError("chars_b64 is not valid base64", "chars_b64") from exc
+    return b""
+
+
+def _failure(record: JobRecord) -> str | None:
+    kind = state(record)
+    if kind == "timed_out":
+        return f"stopped by its {round((record.timeout_ms or 0) / 1000)} s lifetime limit"
+    if kind == "killed":
+        return f"killed by {record.signal}"
+    if kind == "unknown":
+        return "its exit code was not recorded"
+    if kind == "failed":
+        return f"exited with code {record.exit_code}"
+    return None

@@ -1,0 +1,242 @@
+"""Turning what an agent types into terminal bytes: C-style escapes, key tokens, pastes.
+
+Pure functions; each raises `InputError` naming the field it could not read, so a
+call fails before anything reaches the job.
+"""
+
+from __future__ import annotations
+
+import re
+
+ESC = "\x1b"
+PASTE_START = ESC + "[200~"
+PASTE_END = ESC + "[201~"
+
+_SIMPLE_ESCAPES = {
+    "\\": b"\\",
+    "'": b"'",
+    '"': b'"',
+    "?": b"?",
+    "a": b"\x07",
+    "b": b"\x08",
+    "e": b"\x1b",
+    "f": b"\x0c",
+    "n": b"\n",
+    "r": b"\r",
+    "t": b"\t",
+    "v": b"\x0b",
+}
+_OCT = frozenset("01234567")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+class InputError(ValueError):
+    """Input that cannot be turned into bytes; `field` names the offending call field."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def parse_escapes(text: str, field: str = "chars") -> bytes:
+    r"""C-style escapes to bytes: `\n \r \t \e \\ \xHH \NNN \uHHHH \UHHHHHHHH`, others literal.
+
+    `\x` and octal escapes are raw bytes; `\u`/`\U` and plain characters are UTF-8.
+    An unknown escape is an error rather than a guess, so `\q` never reaches a job.
+    """
+    if "\\" not in text:
+        return text.encode("utf-8")
+    out = bytearray()
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch != "\\":
+            j = text.find("\\", i)
+            j = n if j < 0 else j
+            out += text[i:j].encode("utf-8")
+            i = j
+            continue
+        if i + 1 >= n:
+            raise InputError(f"{field} ends with a lone backslash; write \\\\ for one", field)
+        kind = text[i + 1]
+        i += 2
+        if kind in _SIMPLE_ESCAPES:
+            out += _SIMPLE_ESCAPES[kind]
+        elif kind in _OCT:
+            j = i
+            while j < n and j < i + 2 and text[j] in _OCT:
+                j += 1
+            value = int(kind + text[i:j], 8)
+            if value > 0xFF:
+                raise InputError(f"{field}: octal escape \\{kind}{text[i:j]} is above \\377", field)
+            out.append(value)
+            i = j
+        elif kind in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[kind]
+            digits = text[i : i + width]
+            if kind == "x":
+                digits = digits[: 2 if len(digits) > 1 and digits[1] in _HEX else 1]
+            if (
+                not digits
+                or any(c not in _HEX for c in digits)
+                or (kind != "x" and len(digits) != width)
+            ):
+                raise InputError(f"{field}: \\{kind} needs {width} hex digits", field)
+            value = int(digits, 16)
+            if kind == "x":
+                out.append(value)
+            elif value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+                raise InputError(f"{field}: \\{kind}{digits} is not a Unicode scalar value", field)
+            else:
+                out += chr(value).encode("utf-8")
+            i += len(digits)
+        else:
+            raise InputError(
+                f"{field}: unknown escape \\{kind}; write \\\\{kind} for a backslash "
+                "or use chars_b64 for raw bytes",
+                field,
+            )
+    return bytes(out)
+
+
+# -- key tokens --------------------------------------------------------------------
+_CSI_LETTER = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
+_CSI_TILDE = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
+_F_SS3 = {1: "P", 2: "Q", 3: "R", 4: "S"}
+_F_TILDE = {5: 15, 6: 17, 7: 18, 8: 19, 9: 20, 10: 21, 11: 23, 12: 24}
+_PLAIN = {"enter": "\r", "tab": "\t", "escape": ESC, "space": " ", "backspace": "\x7f"}
+_ALIASES = {
+    "return": "enter",
+    "esc": "escape",
+    "bspace": "backspace",
+    "pgup": "pageup",
+    "ppage": "pageup",
+    "pgdn": "pagedown",
+    "npage": "pagedown",
+    "ic": "insert",
+    "ins": "insert",
+    "dc": "delete",
+    "del": "delete",
+    "btab": "s-tab",
+    "arrowup": "up",
+    "arrowdown": "down",
+    "arrowleft": "left",
+    "arrowright": "right",
+}
+_MOD_PREFIX = re.compile(r"^([CMScms])-(?=.)")
+_HEX_BYTE = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{1,2})$")
+
+
+def _modifier_code(ctrl: bool, alt: bool, shift: bool) -> int:
+    """xterm's modifier parameter: 1 + shift + 2*alt + 4*ctrl."""
+    return 1 + shift + 2 * alt + 4 * ctrl
+
+
+def _ctrl_char(ch: str) -> str | None:
+    if ch == "?":
+        return "\x7f"
+    if ch == " ":
+        return "\x00"
+    code = ord(ch.upper())
+    return chr(code & 0x1F) if 0x40 <= code <= 0x5F else None
+
+
+def _named(base: str, ctrl: bool, alt: bool, shift: bool, application: bool) -> str | None:
+    mod = _modifier_code(ctrl, alt, shift)
+    if base in _CSI_LETTER:
+        letter = _CSI_LETTER[base]
+        if mod > 1:
+            return f"{ESC}[1;{mod}{letter}"
+        return f"{ESC}O{letter}" if application else f"{ESC}[{letter}"
+    if base in _CSI_TILDE:
+        number = _CSI_TILDE[base]
+        return f"{ESC}[{number};{mod}~" if mod > 1 else f"{ESC}[{number}~"
+    if base.startswith("f") and base[1:].isdigit() and 1 <= int(base[1:]) <= 12:
+        n = int(base[1:])
+        if n in _F_SS3:
+            return f"{ESC}[1;{mod}{_F_SS3[n]}" if mod > 1 else f"{ESC}O{_F_SS3[n]}"
+        return f"{ESC}[{_F_TILDE[n]};{mod}~" if mod > 1 else f"{ESC}[{_F_TILDE[n]}~"
+    if base == "tab" and shift:
+        return f"{ESC}[Z" if not alt else f"{ESC}{ESC}[Z"
+    if base in _PLAIN:
+        seq = _PLAIN[base]
+        if ctrl and base == "space":
+            seq = "\x00"
+        return ESC + seq if alt else seq
+    return None
+
+
+def encode_key(token: str, *, application: bool = False) -> str:
+    """One token: `Enter`, `C-c`, `M-x`, `S-Tab`, `C-S-Up`, `F5`, `^C`, or literal text."""
+    if not token:
+        raise InputError("keys: an empty key token", "keys")
+    if len(token) == 2 and token[0] == "^":
+        ctrl = _ctrl_char(token[1])
+        if ctrl is not None:
+            return ctrl
+    ctrl = alt = shift = modified = False
+    rest = token
+    while match := _MOD_PREFIX.match(rest):
+        letter = match.group(1).lower()
+        ctrl, alt, shift = ctrl or letter == "c", alt or letter == "m", shift or letter == "s"
+        rest, modified = rest[2:], True
+    base = _ALIASES.get(rest.lower(), rest.lower())
+    if base == "s-tab":
+        base, shift = "tab", True
+    seq = _named(base, ctrl, alt, shift, application)
+    if seq is not None:
+        return seq
+    if len(rest) == 1:
+        ch = rest.upper() if shift and rest.isalpha() else rest
+        if ctrl:
+            control = _ctrl_char(ch)
+            if control is None:
+                raise InputError(f"keys: {token!r} has no control character", "keys")
+            ch = control
+        return ESC + ch if alt else ch
+    if modified:
+        raise InputError(f"keys: {rest!r} in {token!r} is not a key name", "keys")
+    return rest  # literal text
+
+
+def parse_hex(values: list[str]) -> bytes:
+    out = bytearray()
+    for raw in values:
+        match = _HEX_BYTE.match(raw.strip())
+        if not match:
+            raise InputError(f"hex: {raw!r} is not a byte such as '1b' or '0x03'", "hex")
+        out.append(int(match.group(1), 16))
+    return bytes(out)
+
+
+def encode_keys(
+    keys: list[str] | None = None,
+    hex_bytes: list[str] | None = None,
+    literal: str | None = None,
+    *,
+    application: bool = False,
+) -> bytes:
+    """`literal`, then `hex`, then `keys`, as the process tool's send-keys orders them."""
+    out = bytearray()
+    if literal:
+        out += literal.encode("utf-8")
+    if hex_bytes:
+        out += parse_hex(hex_bytes)
+    for token in keys or []:
+        out += encode_key(token, application=application).encode("utf-8")
+    return bytes(out)
+
+
+def bracketed_paste(text: str, bracketed: bool = True) -> bytes:
+    """Text wrapped in ESC[200~ … ESC[201~; markers inside the text are removed first."""
+    if not bracketed:
+        return text.encode("utf-8")
+    inner = text.replace(PASTE_START, "").replace(PASTE_END, "")
+    return (PASTE_START + inner + PASTE_END).encode("utf-8")
+
+
+def application_cursor_mode(raw_tail: bytes) -> bool:
+    """Whether the program last switched the terminal to application cursor keys (DECCKM)."""
+    on = raw_tail.rfind(b"\x1b[?1h")
+    off = raw_tail.rfind(b"\x1b[?1l")
+    return on > off
