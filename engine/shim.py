@@ -23,12 +23,12 @@ import json
 import os
 import selectors
 import signal
-import socket
 import sys
 import time
 
 from . import procs
 from .logwriter import LogWriter
+from .shimserver import Client, ControlServer
 from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
 
 OUTPUT_EVENT_S = 0.25  # the output tail and byte counts reach sessions at most this often
@@ -53,19 +53,11 @@ def write_atomic(path: str, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-class Client:
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.inbox = b""
-        self.outbox = bytearray()
-        self.watching = False
-
-
 class Shim:
     def __init__(self, spec: dict) -> None:
         self.spec = spec
         self.sel = selectors.DefaultSelector()
-        self.clients: dict[int, Client] = {}
+        self.server = ControlServer(self.sel, spec["socket"], self.handle)
         self.child_pid = 0
         self.exit_status: int | None = None
         self.reason: str | None = None
@@ -107,23 +99,6 @@ class Shim:
         if spec.get("timeoutMs"):
             self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
 
-    def listen(self) -> None:
-        path = self.spec["socket"]
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            server.bind(path)
-        finally:
-            os.umask(old)
-        server.listen(16)
-        server.setblocking(False)
-        self.server = server
-        self.sel.register(server, selectors.EVENT_READ, "accept")
-
     def watch_owner(self, pid: int | None, token: str | None) -> None:
         if self.owner_fd >= 0:
             self.sel.unregister(self.owner_fd)
@@ -145,37 +120,6 @@ class Shim:
             self.owner_poll = (pid, token)
 
     # -- events ----------------------------------------------------------------
-    def broadcast(self, message: dict) -> None:
-        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
-        for client in list(self.clients.values()):
-            if client.watching:
-                self.queue(client, line)
-
-    def queue(self, client: Client, line: bytes) -> None:
-        client.outbox += line
-        self.flush(client)
-
-    def flush(self, client: Client) -> None:
-        try:
-            while client.outbox:
-                sent = client.sock.send(client.outbox)
-                del client.outbox[:sent]
-        except BlockingIOError:
-            pass
-        except OSError:
-            self.drop(client)
-            return
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if client.outbox else 0)
-        self.sel.modify(client.sock, events, "client")
-
-    def drop(self, client: Client) -> None:
-        self.clients.pop(client.sock.fileno(), None)
-        try:
-            self.sel.unregister(client.sock)
-        except (KeyError, ValueError):
-            pass
-        client.sock.close()
-
     def state(self) -> dict:
         return {
             "ev": "state",
@@ -212,7 +156,7 @@ class Shim:
             self.tail = self.log.tail(TAIL_BYTES).decode("utf-8", "replace")
         except OSError:
             pass
-        self.broadcast({"ev": "output", "bytes": self.log.total, "tail": self.tail})
+        self.server.broadcast({"ev": "output", "bytes": self.log.total, "tail": self.tail})
 
     # -- io --------------------------------------------------------------------
     def drain(self) -> int:
@@ -313,32 +257,6 @@ class Shim:
             return self.state()
         return {"ok": False, "error": f"unknown op {op!r}"}
 
-    def on_client(self, client: Client, mask: int) -> None:
-        if mask & selectors.EVENT_WRITE:
-            self.flush(client)
-        if not mask & selectors.EVENT_READ:
-            return
-        try:
-            data = client.sock.recv(65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self.drop(client)
-            return
-        client.inbox += data
-        while b"\n" in client.inbox:
-            raw, client.inbox = client.inbox.split(b"\n", 1)
-            try:
-                message = json.loads(raw)
-                reply = self.handle(client, message)
-            except Exception as exc:  # a malformed request must not take the shim down
-                reply = {"ok": False, "error": f"bad request: {exc}"}
-            if reply is not None:
-                reply.setdefault("re", message.get("op") if isinstance(message, dict) else None)
-                self.queue(client, json.dumps(reply, separators=(",", ":")).encode() + b"\n")
-
     # -- signals and exit ------------------------------------------------------
     def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
         signum = procs.signal_number(name)
@@ -388,7 +306,7 @@ class Shim:
         end = self.exit_message()
         write_atomic(spec["end"], json.dumps(end).encode())
         write_atomic(spec["status"], str(self.exit_status).encode())
-        self.broadcast({"ev": "exit", **self.exit_message()})
+        self.server.broadcast({"ev": "exit", **self.exit_message()})
 
     def tick(self) -> float:
         """Timers; returns how long the loop may sleep."""
@@ -426,7 +344,7 @@ class Shim:
         lost = self.lost_bytes + self.log.lost_bytes  # the writer counts deletions it met
         if lost != self.reported_lost:
             self.reported_lost = lost
-            self.broadcast({"ev": "log-lost", "lostBytes": lost})
+            self.server.broadcast({"ev": "log-lost", "lostBytes": lost})
 
     def finished(self) -> bool:
         if self.exit_status is None or self.out_fd >= 0:
@@ -459,11 +377,9 @@ class Shim:
                 elif kind == "signal":
                     self.on_signals(wake_r)
                 elif kind == "accept":
-                    self.accept()
+                    self.server.accept()
                 elif kind == "client":
-                    client = self.clients.get(key.fd)
-                    if client:
-                        self.on_client(client, mask)
+                    self.server.on_client(key.fd, mask)
                 elif kind == "stdin":
                     self.write_stdin()
                 elif kind == "owner":
@@ -483,30 +399,8 @@ class Shim:
             elif signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 self.kill("SIGTERM", None, "kill")
 
-    def accept(self) -> None:
-        try:
-            sock, _ = self.server.accept()
-        except BlockingIOError:
-            return
-        sock.setblocking(False)
-        client = Client(sock)
-        self.clients[sock.fileno()] = client
-        self.sel.register(sock, selectors.EVENT_READ, "client")
-
     def shutdown(self) -> None:
-        for client in list(self.clients.values()):
-            try:
-                client.sock.setblocking(True)
-                client.sock.settimeout(0.5)
-                if client.outbox:
-                    client.sock.sendall(client.outbox)
-            except OSError:
-                pass
-            client.sock.close()
-        try:
-            os.unlink(self.spec["socket"])
-        except OSError:
-            pass
+        self.server.close()
         self.log.close()
 
 
@@ -520,7 +414,7 @@ def main(argv: list[str]) -> int:
     procs.set_child_subreaper()
     shim = Shim(spec)
     try:
-        shim.listen()
+        shim.server.listen()
         shim.spawn()
         ready = {
             "pid": shim.child_pid,
