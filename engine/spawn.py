@@ -38,6 +38,19 @@ def _env(spec: dict, tty: bool) -> dict[str, str]:
     return env
 
 
+def _spawn(spec: dict, actions: list, tty: bool) -> int:
+    """`sh -c COMMAND` in a new session, signals at their defaults, none blocked."""
+    return os.posix_spawn(
+        SHELL,
+        ["sh", "-c", spec["command"]],
+        _env(spec, tty),
+        file_actions=actions,
+        setsid=True,
+        setsigdef=_defaults(),
+        setsigmask=(),
+    )
+
+
 def set_winsize(fd: int, cols: int, rows: int) -> None:
     import struct
     import termios
@@ -61,15 +74,7 @@ def spawn_pipes(spec: dict) -> Spawned:
         (os.POSIX_SPAWN_DUP2, out_w, 2),
     ]
     try:
-        pid = os.posix_spawn(
-            SHELL,
-            ["sh", "-c", spec["command"]],
-            _env(spec, tty=False),
-            file_actions=actions,
-            setsid=True,
-            setsigdef=_defaults(),
-            setsigmask=(),
-        )
+        pid = _spawn(spec, actions, tty=False)
     finally:
         os.close(out_w)
         os.close(in_r)
@@ -86,15 +91,7 @@ def spawn_pty(spec: dict) -> Spawned:
         (os.POSIX_SPAWN_DUP2, 0, 2),
     ]
     try:
-        pid = os.posix_spawn(
-            SHELL,
-            ["sh", "-c", spec["command"]],
-            _env(spec, tty=True),
-            file_actions=actions,
-            setsid=True,
-            setsigdef=_defaults(),
-            setsigmask=(),
-        )
+        pid = _spawn(spec, actions, tty=True)
     finally:
         os.close(slave)
     writer = os.dup(master)
