@@ -6,6 +6,7 @@ import asyncio
 import base64
 import contextlib
 import os
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,23 @@ def check_size(cols: int, rows: int) -> None:
             f"terminal size {cols}x{rows} is outside {MIN_COLS}-{MAX_COLS} x {MIN_ROWS}-{MAX_ROWS}",
             "cols",
         )
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def check_env(env: dict[str, str] | None) -> dict[str, str] | None:
+    """Extra environment for a job: names a shell accepts, string values without NUL."""
+    if env is None:
+        return None
+    if not isinstance(env, dict):
+        raise JobError("env must be an object of NAME: value strings", "env")
+    for name, value in env.items():
+        if not isinstance(name, str) or not _ENV_NAME.match(name):
+            raise JobError(f"env name {name!r} is not a valid variable name", "env")
+        if not isinstance(value, str) or "\x00" in value:
+            raise JobError(f"env.{name} must be a string without NUL characters", "env")
+    return dict(env)
 
 
 class ControlMixin:
@@ -86,6 +104,14 @@ class ControlMixin:
                 f"{record.id}: {reply.get('error', 'send failed')}; nothing was sent.", "id"
             )
         return {"sent": len(data), "stdinClosed": bool(reply.get("stdinClosed")), "job": record}
+
+    async def set_wake(self: JobManager, job_id: str, wake: bool) -> JobRecord:
+        """Arm or disarm the proactive finish report of an own job, without touching it."""
+        record = self._own_running(job_id, "changed")
+        if record.wake != wake:
+            record.wake = bool(wake)
+            self.registry.persist()
+        return record
 
     async def resize(self: JobManager, job_id: str, cols: int, rows: int) -> JobRecord:
         """Set a terminal job's window size; the program sees SIGWINCH."""

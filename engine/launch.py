@@ -37,8 +37,14 @@ class LaunchError(RuntimeError):
     """The shim could not start the job."""
 
 
-def launch(spec: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
-    """Blocking: returns the shim's ready message ({pid, startToken, shimPid, shimToken})."""
+def launch(
+    spec: dict[str, Any], timeout: float = 15.0, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Blocking: returns the shim's ready message ({pid, startToken, shimPid, shimToken}).
+
+    `env` extends the shim's environment, which the job inherits (never argv: that is
+    readable by every user through /proc).
+    """
     ready_r, ready_w = os.pipe()
     args = shim_command(json.dumps({**spec, "readyFd": ready_w}))
     err_path = os.environ.get(ENV_SHIM_STDERR)
@@ -52,6 +58,7 @@ def launch(spec: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
             pass_fds=(ready_w,),
             start_new_session=True,
             close_fds=True,
+            env={**os.environ, **env} if env else None,
         )
     except OSError as exc:
         os.close(ready_r)

@@ -16,7 +16,7 @@ from typing import Any
 from . import procs, reservations, sessions
 from .calls import CallError, JobCall, validate
 from .config import Config, resolve_registry_dir
-from .control import ControlMixin, check_size
+from .control import ControlMixin, check_env, check_size
 from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch
 from .link import LinkClosed, ShimLink
@@ -118,6 +118,8 @@ class JobManager(ControlMixin, ReadingMixin):
         self._links.clear()
         self.registry.persist()
         sessions.remove_marker(self.paths, self.session_id)
+        if not self.persistent:  # only this process wrote our file: its lock goes too
+            self.registry.lock_path.unlink(missing_ok=True)
 
     async def _kill_quietly(self, job_id: str) -> None:
         with contextlib.suppress(JobError, LinkClosed, TimeoutError):
@@ -319,6 +321,7 @@ class JobManager(ControlMixin, ReadingMixin):
         tty: bool = False,
         cols: int = 80,
         rows: int = 24,
+        env: dict[str, str] | None = None,
     ) -> JobRecord:
         call = {
             "action": "start",
@@ -334,7 +337,7 @@ class JobManager(ControlMixin, ReadingMixin):
         if tty:
             check_size(cols, rows)
             checked = dataclasses.replace(checked, tty=True, cols=cols, rows=rows)
-        return await self._start(checked)
+        return await self._start(checked, env=check_env(env))
 
     def _validate(self, call: dict[str, Any]) -> JobCall:
         try:
@@ -342,7 +345,7 @@ class JobManager(ControlMixin, ReadingMixin):
         except CallError as exc:
             raise JobError(str(exc), exc.field) from exc
 
-    async def _start(self, call: JobCall) -> JobRecord:
+    async def _start(self, call: JobCall, env: dict[str, str] | None = None) -> JobRecord:
         await self.open()
         detached = self.config.detached_by_default if call.detached is None else call.detached
         if detached and WINDOWS:
@@ -397,7 +400,7 @@ class JobManager(ControlMixin, ReadingMixin):
                 continue
             stale.unlink(missing_ok=True)
         try:
-            ready = await asyncio.to_thread(launch, spec)
+            ready = await asyncio.to_thread(launch, spec, env=env)
         except LaunchError as exc:
             reservations.release(self.paths, job_id)
             raise JobError(str(exc), "command") from exc

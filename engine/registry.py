@@ -8,9 +8,17 @@ a crash in between leaves a claim file that the next session adopts in turn.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: one process per session there
+    fcntl = None  # type: ignore[assignment]
 
 from . import procs, reservations, sessions
 from .config import Config
@@ -49,6 +57,9 @@ class Registry:
         self._dirty = False
         self._peers_read_at = 0.0
         self._deleted: set[str] = set()
+        self._on_disk: set[str] = set()  # own ids in the file as we last read or wrote it
+        self._written: tuple[int, int, int] | None = None  # that file's inode, size, mtime
+        self._lock_depth = 0
         self.adopted: list[JobRecord] = []  # adopted since the last take_adopted()
         self.problems: list[str] = []
         self._cache: dict = {}  # parsed peer files, by name, keyed on inode/size/mtime
@@ -57,10 +68,18 @@ class Registry:
     def own_path(self) -> Path:
         return self.paths.registry_file(self.session_id)
 
+    @property
+    def lock_path(self) -> Path:
+        return self.paths.root / f"persist-{session_hash(self.session_id)}.lock"
+
     # -- reading -----------------------------------------------------------------
     def load(self, now_ms: int) -> list[str]:
         """Read every file: own records, peers, and adopt dead sessions (see module doc)."""
         self._remove_stale_temp_files()
+        with self._locked():
+            return self._load(now_ms)
+
+    def _load(self, now_ms: int) -> list[str]:
         loaded = load_all(self.paths.root)
         for file in loaded.files:
             if file.path == self.own_path:
@@ -68,6 +87,8 @@ class Registry:
                 self._own_unknown = {k: v for k, v in file.unknown.items() if k != "persistent"}
                 for record in file.jobs:
                     self._own[record.id] = record
+        self._on_disk = set(self._own)
+        self._written = _file_key(self.own_path)
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
         return loaded.problems
@@ -136,6 +157,8 @@ class Registry:
         claim.unlink(missing_ok=True)
         if claimed.session_id:
             sessions.remove_marker(self.paths, claimed.session_id)
+            lock = self.paths.root / f"persist-{session_hash(claimed.session_id)}.lock"
+            lock.unlink(missing_ok=True)
         return True
 
     def take_adopted(self) -> list[JobRecord]:
@@ -270,12 +293,76 @@ class Registry:
             self.persist()
 
     def persist(self) -> None:
-        extra = {"persistent": True} if self.persistent else {}
-        file = RegistryFile(
-            session_id=self.session_id,
-            counter=self.counter,
-            jobs=sorted(self._own.values(), key=lambda r: r.number),
-            unknown={**self._own_unknown, **extra},
-        )
-        write_json_atomic(self.own_path, file.to_json())
+        """Write this session's file, merged onto what other processes of it wrote."""
+        with self._locked():
+            self._merge_from_disk()
+            extra = {"persistent": True} if self.persistent else {}
+            file = RegistryFile(
+                session_id=self.session_id,
+                counter=self.counter,
+                jobs=sorted(self._own.values(), key=lambda r: r.number),
+                unknown={**self._own_unknown, **extra},
+            )
+            write_json_atomic(self.own_path, file.to_json())
+            self._written = _file_key(self.own_path)
+            self._on_disk = set(self._own)
         self._dirty = False
+
+    def _merge_from_disk(self) -> None:
+        """Another process of this session (a command-line call) wrote since we did: merge.
+
+        Records it started are kept, records it cleared stay cleared, a settled record
+        beats a running one; our record objects are updated in place (callers hold them).
+        """
+        if _file_key(self.own_path) in (None, self._written):
+            return
+        try:
+            fresh = read_registry(self.own_path)
+        except (FileNotFoundError, CorruptRegistry):
+            return
+        self.counter = max(self.counter, fresh.counter)
+        disk = {record.id: record for record in fresh.jobs}
+        for job_id, theirs in disk.items():
+            if job_id in self._deleted:
+                continue
+            mine = self._own.get(job_id)
+            if mine is None:
+                self._own[job_id] = theirs
+                self._peers.pop(job_id, None)
+                continue
+            seen = mine.seen or theirs.seen
+            if prefer(mine, theirs, self.session_id) is theirs:
+                for field in dataclasses.fields(mine):
+                    setattr(mine, field.name, getattr(theirs, field.name))
+            mine.seen = seen
+        for job_id in list(self._own):
+            if job_id not in disk and job_id in self._on_disk:
+                self._deleted.add(job_id)
+                del self._own[job_id]  # another process of this session cleared or pruned it
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """An exclusive flock shared by the processes of this session; re-entrant."""
+        if self._lock_depth or fcntl is None or not self.paths.root.is_dir():
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._lock_depth = 1
+            yield
+        finally:
+            self._lock_depth = 0
+            os.close(fd)
+
+
+def _file_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)

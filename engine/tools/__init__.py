@@ -1,1 +1,39 @@
-"""The tool vocabularies agents speak, as thin facades over `JobManager`."""
+"""The tool vocabularies agents speak, as thin facades over one `JobManager`.
+
+- `job` (seeds/002): `JobManager.call`, schema `jobs_tui.engine.job_tool_schema()`.
+- `exec_command` / `write_stdin` / `list_sessions` / `set_on_exit` / `kill_session`
+  (seeds/000): `ExecCommandTools`.
+- `exec` / `process` (seeds/003): `ProcessTools`.
+
+`all_schemas()` returns the JSON Schemas of all three. Names load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cursors import UnreadCursors
+    from .exec_command import ExecCommandTools
+    from .process import ProcessTools
+    from .schemas import all_schemas
+
+__all__ = ["ExecCommandTools", "ProcessTools", "UnreadCursors", "all_schemas"]
+
+_LAZY = {
+    "ExecCommandTools": "exec_command",
+    "ProcessTools": "process",
+    "UnreadCursors": "cursors",
+    "all_schemas": "schemas",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jobs_tui.engine.tools' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-import time
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..model import EndReason, JobRecord, JobStatus, now_ms
@@ -32,10 +29,6 @@ def job_id_from(value: Any, field: str) -> str:
         if is_job_id(candidate):
             return candidate
     raise ToolInputError(f"{field} {value!r} is not a session id such as 1 (or j1)", field)
-
-
-def session_number(record: JobRecord) -> int:
-    return record.number
 
 
 def state(record: JobRecord) -> str:
@@ -84,12 +77,16 @@ def exit_status_code(record: JobRecord) -> int | None:
 def iso_utc(ms: float | None) -> str | None:
     if ms is None:
         return None
+    from datetime import UTC, datetime
+
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ms) % 1000:03d}Z"
 
 
 def parse_utc(text: str, field: str) -> float:
     """ISO 8601 with a zone (Z or +hh:mm) -> epoch ms."""
+    from datetime import datetime
+
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError as exc:
@@ -123,7 +120,12 @@ def retained_bytes(manager: JobManager, record: JobRecord) -> int:
 
 
 def derive_name(command: str) -> str:
-    """`command verb + target`: `npm run build` -> `npm run`, `FOO=1 pytest -q t/` -> `pytest t/`."""
+    """`command verb + target`: `npm run build` -> `npm run`; `FOO=1 pytest -q t/` -> `pytest t/`.
+
+    Leading assignments (and an `export ...;` prefix) are skipped.
+    """
+    import shlex
+
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     try:
@@ -152,20 +154,9 @@ def derive_name(command: str) -> str:
     return f"{verb} {target}"
 
 
-def with_env(command: str, env: dict[str, str]) -> str:
-    """`export NAME='value' ...; COMMAND`: the whole shell command sees the variables."""
-    if not env:
-        return command
-    for name, value in env.items():
-        if "\x00" in value:
-            raise ToolInputError(f"env.{name} must not contain a NUL character", "env")
-    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
-    return f"export {assignments}; {command}"
-
-
 async def wait_until(manager: JobManager, job_id: str, deadline_ms: float) -> JobRecord:
     """The record once it finished or when the wall-clock deadline passed (early on exit)."""
-    left = deadline_ms - time.time() * 1000
+    left = deadline_ms - now_ms()
     if left <= 0:
         return manager.get(job_id)
     return await manager.wait(job_id, int(left))
@@ -181,3 +172,11 @@ def error_result(kind: str, name: str, exc: Exception) -> dict[str, Any]:
         "code": getattr(exc, "code", "invalid"),
     }
 
+
+def merge_fields(args: Any, fields: dict[str, Any]) -> Any:
+    """A call given as one dict, as keywords, or both (keywords win); anything else as is."""
+    if args is None:
+        return dict(fields)
+    if fields and isinstance(args, dict):
+        return {**args, **fields}
+    return args

@@ -9,9 +9,12 @@ processes of one session merge their cursors under a lock (offsets only move for
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
+import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from ..manager import JobManager
 
 MAX_ENTRIES = 500  # oldest job ids beyond this are forgotten
+_SHARED: weakref.WeakKeyDictionary[JobManager, UnreadCursors] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -35,7 +39,6 @@ class Unread:
     """What one read returned, and what it left."""
 
     text: str  # sanitized
-    start: int  # absolute offset the read began at (after any skipped bytes)
     offset: int  # the cursor now
     skipped: int  # bytes that rotated away before this reader saw them
     remaining: int  # bytes still unread after this read (more than the cap allowed)
@@ -53,22 +56,39 @@ class UnreadCursors:
         self.lock_path = Path(manager.dir) / f"cursors-{name}.lock"
         self._offsets: dict[str, int] = {}
         self._loaded = not self.persist
+        self._reading = asyncio.Lock()
+
+    @classmethod
+    def shared(cls, manager: JobManager) -> UnreadCursors:
+        """The one reader of `manager`'s session: every facade over it uses the same one."""
+        cursors = _SHARED.get(manager)
+        if cursors is None:
+            cursors = _SHARED[manager] = cls(manager)
+        return cursors
 
     def offset(self, job_id: str) -> int:
         self._load()
         return self._offsets.get(job_id, 0)
 
     async def read(self, job_id: str, cap: int) -> Unread:
-        """Unread output of `job_id`, at most `cap` bytes; the cursor moves past it."""
-        self._load()
-        start = self._offsets.get(job_id, 0)
-        got = await self.jm.read_since(job_id, start, cap)
-        if got.offset != start:
-            self._offsets[job_id] = got.offset
-            self._save({job_id: got.offset})
+        """Unread output of `job_id`, at most `cap` bytes; the cursor moves past it.
+
+        Reads of one reader are serialized (in this process, and across the processes
+        of a persistent session), so two concurrent reads never return the same bytes.
+        """
+        async with self._reading:
+            with self._locked():
+                if self.persist:  # another process of this session may have read since
+                    on_disk = self._read_file().get(job_id, 0)
+                    self._offsets[job_id] = max(on_disk, self._offsets.get(job_id, 0))
+                self._load()
+                start = self._offsets.get(job_id, 0)
+                got = await self.jm.read_since(job_id, start, cap)
+                if got.offset != start:
+                    self._offsets[job_id] = got.offset
+                    self._save({job_id: got.offset}, locked=True)
         return Unread(
             text=got.text,
-            start=start + got.skipped,
             offset=got.offset,
             skipped=got.skipped,
             remaining=max(0, got.end - got.offset),
@@ -104,10 +124,12 @@ class UnreadCursors:
         for job_id, value in self._read_file().items():
             self._offsets[job_id] = max(value, self._offsets.get(job_id, 0))
 
-    def _save(self, changed: dict[str, int], drop: set[str] | None = None) -> None:
+    def _save(
+        self, changed: dict[str, int], drop: set[str] | None = None, locked: bool = False
+    ) -> None:
         if not self.persist:
             return
-        with self._locked():
+        with contextlib.nullcontext() if locked else self._locked():
             merged = self._read_file()
             for job_id, value in changed.items():
                 merged[job_id] = max(value, merged.get(job_id, 0))
@@ -123,8 +145,8 @@ class UnreadCursors:
             )
 
     @contextlib.contextmanager
-    def _locked(self):
-        if fcntl is None:
+    def _locked(self) -> Iterator[None]:
+        if fcntl is None or not self.persist:
             yield
             return
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

@@ -12,8 +12,6 @@ session, bounded per call (`output_truncated` and a note say what is left).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -27,6 +25,7 @@ from .common import (
     iso_utc,
     job_id_from,
     last_output_ms,
+    merge_fields,
     parse_utc,
     retained_bytes,
     state,
@@ -34,7 +33,6 @@ from .common import (
     wait_until,
 )
 from .cursors import UnreadCursors
-from .keys import InputError, parse_escapes
 from .schemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
 from .validation import ToolInputError, check, clamp
 
@@ -61,7 +59,7 @@ class ExecCommandTools:
         output_cap: int = OUTPUT_CAP,
     ) -> None:
         self.jm = manager
-        self.cursors = cursors or UnreadCursors(manager)
+        self.cursors = cursors or UnreadCursors.shared(manager)
         self.output_cap = output_cap
         self._stopping: set[str] = set()
 
@@ -80,26 +78,26 @@ class ExecCommandTools:
             return error_result("operation", str(tool), unknown)
         try:
             return await handler(args)
-        except (ToolInputError, InputError, JobError) as exc:
+        except (ToolInputError, JobError) as exc:
             result = error_result("operation", tool, exc)
             if result["field"] == "id":  # the engine's name for what this vocabulary calls so
                 result["field"] = "session_id"
             return result
 
     async def exec_command(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
-        return await self.call("exec_command", _merge(args, fields))
+        return await self.call("exec_command", merge_fields(args, fields))
 
     async def write_stdin(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
-        return await self.call("write_stdin", _merge(args, fields))
+        return await self.call("write_stdin", merge_fields(args, fields))
 
     async def list_sessions(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
-        return await self.call("list_sessions", _merge(args, fields))
+        return await self.call("list_sessions", merge_fields(args, fields))
 
     async def set_on_exit(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
-        return await self.call("set_on_exit", _merge(args, fields))
+        return await self.call("set_on_exit", merge_fields(args, fields))
 
     async def kill_session(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
-        return await self.call("kill_session", _merge(args, fields))
+        return await self.call("kill_session", merge_fields(args, fields))
 
     # -- exec_command -------------------------------------------------------------
     async def _exec_command(self, args: Any) -> dict[str, Any]:
@@ -125,7 +123,9 @@ class ExecCommandTools:
         data = _input_bytes(v)
         if ("cols" in v) != ("rows" in v):
             missing = "rows" if "cols" in v else "cols"
-            raise ToolInputError(f"a resize needs both cols and rows; {missing} is missing", missing)
+            raise ToolInputError(
+                f"a resize needs both cols and rows; {missing} is missing", missing
+            )
         until_ms = None
         if "yield_until" in v:
             for other in ("yield_time_ms", "chars", "chars_b64", "end_stdin"):
@@ -166,16 +166,12 @@ class ExecCommandTools:
         if until_ms is not None:
             record = await wait_until(self.jm, job_id, until_ms)
             return record, "absolute", "completed" if not record.running else "deadline"
-        asked = v.get("yield_time_ms")
-        if acts:
-            ms = clamp(INPUT_YIELD_MS if asked is None else asked, YIELD_MIN_MS, YIELD_MAX_MS)
-        elif asked == 0:
+        mode, ms = wait_plan(v.get("yield_time_ms"), acts)
+        if mode == "immediate":
             record = self.jm.get(job_id)
-            return record, "immediate", "completed" if not record.running else "snapshot"
-        else:  # an empty read waits at least 5 s, returning early on exit
-            ms = clamp(EMPTY_POLL_MIN_MS if asked is None else asked, EMPTY_POLL_MIN_MS, EMPTY_POLL_MAX_MS)
-        record = await self.jm.wait(job_id, int(ms))
-        return record, "relative", "completed" if not record.running else "deadline"
+            return record, mode, "completed" if not record.running else "snapshot"
+        record = await self.jm.wait(job_id, ms)
+        return record, mode, "completed" if not record.running else "deadline"
 
     async def _collect(
         self, operation: str, record: JobRecord, mode: str, wait_status: str
@@ -258,11 +254,7 @@ class ExecCommandTools:
         record = self.jm.get(job_id)
         if not self.jm.is_own(record):
             raise Refused(f"session {record.number} is another session's job; unchanged", "id")
-        wake = v["on_exit"] == "wake"
-        if record.wake != wake:
-            record.wake = wake
-            self.jm.registry.mark_dirty()  # see README: no engine setter for wake yet
-            self.jm.registry.persist_if_dirty()
+        record = await self.jm.set_wake(record.id, v["on_exit"] == "wake")
         return {
             "operation": "set_on_exit",
             "session_id": record.number,
@@ -336,22 +328,33 @@ class ExecCommandTools:
         }
 
 
-def _merge(args: Any, fields: dict[str, Any]) -> Any:
-    if not fields:
-        return args
-    if args is None:
-        return fields
-    if isinstance(args, dict):
-        return {**args, **fields}
-    return args
+def wait_plan(asked: float | None, acts: bool) -> tuple[str, int]:
+    """("immediate", 0) or ("relative", ms) for a write_stdin without yield_until.
+
+    With input: 250 ms by default, clamped to 250-30000. An empty read: an explicit 0 is
+    immediate; omitted or positive waits at least 5 s (a fraction is not immediate).
+    """
+    if acts:
+        return "relative", int(
+            clamp(INPUT_YIELD_MS if asked is None else asked, YIELD_MIN_MS, YIELD_MAX_MS)
+        )
+    if asked == 0:
+        return "immediate", 0
+    low, high = EMPTY_POLL_MIN_MS, EMPTY_POLL_MAX_MS
+    return "relative", int(clamp(low if asked is None else asked, low, high))
 
 
 def _input_bytes(v: dict[str, Any]) -> bytes:
     if "chars" in v and "chars_b64" in v:
         raise ToolInputError("chars and chars_b64 are mutually exclusive", "chars_b64")
     if "chars" in v:
+        from .keys import parse_escapes
+
         return parse_escapes(v["chars"], "chars")
     if "chars_b64" in v:
+        import base64
+        import binascii
+
         try:
             return base64.b64decode(v["chars_b64"], validate=True)
         except (binascii.Error, ValueError) as exc:

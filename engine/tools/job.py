@@ -24,7 +24,7 @@ async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
     except CallError as exc:
         return _error(action, str(exc))
     try:
-        return await _dispatch(manager, call)
+        return await dispatch(manager, call)
     except JobError as exc:
         details = _error(call.action, str(exc))
         record = manager.registry.get(call.id) if call.id else None
@@ -33,7 +33,8 @@ async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
         return details
 
 
-async def _dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
+async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
+    """Run a validated call; raises JobError (UnknownJob, Refused) instead of folding it in."""
     action = call.action
     if action == "start":
         record = await manager._start(call)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .validation import ToolInputError
+
 ESC = "\x1b"
 PASTE_START = ESC + "[200~"
 PASTE_END = ESC + "[201~"
@@ -30,12 +32,8 @@ _OCT = frozenset("01234567")
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
-class InputError(ValueError):
+class InputError(ToolInputError):
     """Input that cannot be turned into bytes; `field` names the offending call field."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def parse_escapes(text: str, field: str = "chars") -> bytes:

@@ -107,7 +107,9 @@ def _value(name: str, field: str, spec: dict[str, Any], value: Any) -> Any:
         out = {}
         for key, item in value.items():
             _value(f"{name} name", field, keys, key)
-            out[key] = _value(f"{name}.{key}", field, values if isinstance(values, dict) else {}, item)
+            out[key] = _value(
+                f"{name}.{key}", field, values if isinstance(values, dict) else {}, item
+            )
         value = out
     return value
 

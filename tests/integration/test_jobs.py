@@ -180,3 +180,18 @@ async def test_close_kills_own_non_detached_jobs(registry_dir: str):
     on_disk = json.loads(jm.paths.registry_file(jm.session_id).read_text())
     assert on_disk["jobs"][0]["status"] == "killed"
     assert not jm.paths.marker_file(jm.session_id).exists()
+
+
+async def test_env_reaches_the_job_verbatim_and_bad_names_are_refused(jm: JobManager):
+    hostile = 'it\'s $HOME `x` "q"'
+    rec = await jm.start('printf "%s|%s" "$A" "$B_2"', env={"A": hostile, "B_2": ""})
+    rec = await jm.wait(rec.id, 10_000)
+    assert (await jm.logs(rec.id)).text == f"{hostile}|"
+    assert "A=" not in rec.command
+    before = len(jm.jobs())
+    with pytest.raises(JobError, match="not a valid variable name") as caught:
+        await jm.start("true", env={"1BAD": "x"})
+    assert caught.value.field == "env"
+    with pytest.raises(JobError, match="without NUL"):
+        await jm.start("true", env={"A": "nul\x00"})
+    assert len(jm.jobs()) == before

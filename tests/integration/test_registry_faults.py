@@ -180,14 +180,14 @@ WRITER = textwrap.dedent(
     from jobs_tui.engine.model import JobRecord, JobStatus
     from jobs_tui.engine.paths import RegistryPaths
     from jobs_tui.engine.registry import Registry
-    reg = Registry(RegistryPaths(sys.argv[1]), "writer", Config())
+    reg = Registry(RegistryPaths(sys.argv[1]), sys.argv[2], Config())
     n = 0
     while True:
         n += 1
         reg.add(JobRecord(id=f"j{n}", label="x" * (n % 300), command="c", cwd="/", pid=None,
                           status=JobStatus.EXITED, exit_code=0, signal=None, started_at=n,
                           finished_at=n, log_path="/x", detached=False, wake=False,
-                          session_id="writer"))
+                          session_id=sys.argv[2]))
         reg.counter = n + 1
         reg.persist()
         if n == 1:
@@ -198,11 +198,12 @@ WRITER = textwrap.dedent(
 
 def test_kill_9_in_the_middle_of_registry_writes_never_tears_the_file(registry_dir: str):
     Path(registry_dir).mkdir(mode=0o700)
-    target = RegistryPaths(registry_dir).registry_file("writer")
     rng = random.Random(7)
-    for _ in range(25):
+    for attempt in range(25):
+        session = f"writer-{attempt}"  # one writer process per session, as in real use
+        target = RegistryPaths(registry_dir).registry_file(session)
         proc = subprocess.Popen(
-            [sys.executable, "-c", WRITER, registry_dir], stdout=subprocess.PIPE
+            [sys.executable, "-c", WRITER, registry_dir, session], stdout=subprocess.PIPE
         )
         assert proc.stdout.readline() == b"ready\n"
         time.sleep(rng.uniform(0.0, 0.05))

@@ -1,0 +1,89 @@
+"""Human output of the command-line verbs, in the transcript grammar of the `job` tool.
+
+Rows and outcome lines come from `jobs_tui.engine.format` (the screens use the same);
+everything that came from a job is already sanitized by the engine.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from jobs_tui.engine.format import earlier_note, outcome_line, row, summary
+from jobs_tui.engine.model import JobRecord
+
+
+def now_ms() -> float:
+    return time.time() * 1000
+
+
+def record_of(details: dict[str, Any]) -> JobRecord:
+    return JobRecord.from_json(details["job"])
+
+
+def start_line(record: JobRecord) -> str:
+    badges = [b for b, on in (("detached", record.detached), ("wake", record.wake)) if on]
+    if record.tty:
+        badges.append("tty")
+    elif record.stdin:
+        badges.append("stdin")
+    return " · ".join([outcome_line(record, now_ms()), *badges])
+
+
+def list_lines(records: list[JobRecord], session_id: str) -> list[str]:
+    now = now_ms()
+    lines = [summary(records, session_id)]
+    lines += [row(r, now, peer=r.session_id != session_id) for r in records]
+    return lines
+
+
+def logs_lines(details: dict[str, Any]) -> list[str]:
+    """`… 412 earlier lines` (or `… lines 11-20 of 250` for a page), then the text."""
+    text = details.get("logs", "")
+    body = text[:-1] if text.endswith("\n") else text
+    lines: list[str] = []
+    if "offset" in details:
+        if body:
+            first, count = details["offset"], body.count("\n") + 1
+            lines.append(f"… lines {first + 1}-{first + count} of {details.get('totalLines')}")
+    elif details.get("truncated"):
+        lines.append(earlier_note(details.get("earlierLines"), details.get("earlierBytes", 0)))
+    if details.get("note"):
+        lines.append(f"note: {details['note']}")
+    lines.append(body if text else "No output yet.")
+    return lines
+
+
+def send_line(details: dict[str, Any]) -> str:
+    parts = [outcome_line(record_of(details), now_ms()), f"sent {details.get('sent', 0)}"]
+    if details.get("stdinClosed"):
+        parts.append("stdin closed")
+    return " · ".join(parts)
+
+
+def kill_line(details: dict[str, Any]) -> str:
+    record = record_of(details)
+    parts = [outcome_line(record, now_ms())]
+    if details.get("signalled"):
+        parts.append(f"{details.get('signal')} sent")
+    if details.get("adopted"):
+        parts.append("taken over from another session")
+    if details.get("leftoversKilled"):
+        parts.append(f"{details['leftoversKilled']} leftover process(es) killed")
+    return " · ".join(parts)
+
+
+def clear_lines(details: dict[str, Any]) -> list[str]:
+    cleared = [JobRecord.from_json(j) for j in details.get("jobs", [])]
+    if not cleared:
+        return ["Nothing to clear."]
+    now = now_ms()
+    return [f"cleared {len(cleared)}", *(row(r, now) for r in cleared)]
+
+
+def exec_status_line(result: dict[str, Any], record: JobRecord) -> str:
+    """The outcome line under an exec/poll's output, and how to go on."""
+    line = outcome_line(record, now_ms())
+    if result.get("running"):
+        line += f" · still running; `jobs-tui poll {record.id}` for more output"
+    return line

@@ -1,0 +1,187 @@
+"""The `job` verbs of the command line: start, list, status, logs, send, kill, clear, wait.
+
+Each one validates like the `job` tool (pure, before any side effect), acts through
+the JobManager, and prints either a human line or, with `--json`, the JobDetails
+of the call. Errors are raised as the engine's exceptions; `cli` maps them to exit
+codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from jobs_tui.engine.calls import CallError, validate
+from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.tools.job import dispatch
+
+from . import human
+
+if TYPE_CHECKING:
+    from jobs_tui.engine import JobManager
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNKNOWN, EXIT_REFUSED = 0, 1, 2, 3, 4
+EXIT_TIMEOUT, EXIT_NO_CODE = 124, 125
+SEND_CHUNK = 64 * 1024
+FOLLOW_POLL_MS = 200
+
+
+class VerbError(Exception):
+    """A failure with its exit code, for what the engine does not raise itself."""
+
+    def __init__(self, message: str, code: int, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+def emit(args: argparse.Namespace, details: dict[str, Any], lines: list[str] | str) -> None:
+    if args.json:
+        print(json.dumps(details, ensure_ascii=False))
+    else:
+        print(lines if isinstance(lines, str) else "\n".join(lines))
+
+
+async def run_call(jm: JobManager, call: dict[str, Any]) -> dict[str, Any]:
+    """The `job` tool's validation and dispatch, raising instead of folding errors in."""
+    try:
+        checked = validate(call, session_cwd=jm.cwd)
+    except CallError as exc:
+        raise VerbError(str(exc), EXIT_USAGE) from exc
+    return await dispatch(jm, checked)
+
+
+async def start(jm: JobManager, args: argparse.Namespace) -> int:
+    record = await jm.start(
+        args.words,
+        label=args.label,
+        stdin=args.stdin,
+        timeout_ms=args.timeout_ms,
+        wake=True if args.wake else None,
+        detached=True if args.detached else None,
+        cwd=args.cwd,
+        tty=args.tty,
+        cols=args.cols,
+        rows=args.rows,
+    )
+    emit(args, {"action": "start", "job": record.to_json()}, human.start_line(record))
+    return EXIT_OK
+
+
+async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
+    details = await run_call(jm, {"action": "list", "all": args.all})
+    records = [JobRecord.from_json(j) for j in details["jobs"]]
+    emit(args, details, human.list_lines(records, jm.session_id))
+    return EXIT_OK
+
+
+async def status(jm: JobManager, args: argparse.Namespace) -> int:
+    details = await run_call(jm, {"action": "status", "id": args.id})
+    emit(args, details, human.outcome_line(human.record_of(details), human.now_ms()))
+    return EXIT_OK
+
+
+async def logs(jm: JobManager, args: argparse.Namespace) -> int:
+    start = 0
+    if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
+        start = (await jm.read_since(args.id, 1 << 62, 0)).end
+    if args.offset is not None or args.limit is not None:
+        if args.lines is not None:
+            raise VerbError("--lines cannot be combined with --offset/--limit", EXIT_USAGE)
+        jm.get(args.id)
+        page = await jm.page(args.id, args.offset or 0, args.limit)
+        details: dict[str, Any] = {
+            "action": "logs",
+            "job": page.job.to_json(),
+            "logs": page.text + ("\n" if page.text else ""),
+            "offset": page.earlier_lines or 0,
+            "totalLines": page.total_lines,
+            "truncated": bool(page.truncated),
+        }
+    else:
+        details = await run_call(jm, {"action": "logs", "id": args.id, "lines": args.lines})
+    emit(args, details, human.logs_lines(details))
+    if args.follow:
+        return await follow(jm, args, start)
+    return EXIT_OK
+
+
+async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
+    """Print what the job writes after `offset`, until it finishes (Ctrl-C stops following)."""
+    while True:
+        record = await jm.wait(args.id, FOLLOW_POLL_MS)
+        while True:
+            got = await jm.read_since(args.id, offset, 1 << 20)
+            offset = got.offset
+            if got.text:
+                if args.json:
+                    print(json.dumps({"action": "logs", "id": args.id, "logs": got.text}))
+                else:
+                    sys.stdout.write(got.text)
+                sys.stdout.flush()
+            if got.offset >= got.end:
+                break
+        if not record.running:
+            if not args.json:
+                print(human.outcome_line(record, human.now_ms()))
+            return EXIT_OK
+
+
+async def send(jm: JobManager, args: argparse.Namespace) -> int:
+    if args.text == "-":
+        data = sys.stdin.buffer.read()
+        jm.get(args.id)
+        sent, closed, record = 0, False, None
+        for at in range(0, max(len(data), 1), SEND_CHUNK):
+            last = at + SEND_CHUNK >= len(data)
+            reply = await jm.send_bytes(args.id, data[at : at + SEND_CHUNK], eof=args.eof and last)
+            sent, closed, record = sent + reply["sent"], reply["stdinClosed"], reply["job"]
+        assert record is not None
+        details = {"action": "send", "job": record.to_json(), "sent": sent, "stdinClosed": closed}
+    else:
+        if args.text is None and not args.eof:
+            raise VerbError("send needs TEXT (or - to read stdin), or --eof", EXIT_USAGE)
+        call = {"action": "send", "id": args.id, "input": args.text, "eof": args.eof}
+        call["newline"] = not args.no_newline
+        details = await run_call(jm, call)
+    emit(args, details, human.send_line(details))
+    return EXIT_OK
+
+
+async def kill(jm: JobManager, args: argparse.Namespace) -> int:
+    details = await run_call(jm, {"action": "kill", "id": args.id, "signal": args.signal})
+    if not details.get("signalled"):
+        message = details.get("error") or f"{args.id} had already finished; nothing was killed"
+        raise VerbError(message, EXIT_REFUSED, details)
+    emit(args, details, human.kill_line(details))
+    if details["job"]["status"] == "running":
+        print(f"jobs-tui: {args.id} is still running after the grace period", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+async def clear(jm: JobManager, args: argparse.Namespace) -> int:
+    details = await run_call(jm, {"action": "clear", "id": args.id, "all": args.all})
+    from jobs_tui.engine.tools.cursors import UnreadCursors
+
+    UnreadCursors.shared(jm).forget([j["id"] for j in details["jobs"]])
+    emit(args, details, human.clear_lines(details))
+    return EXIT_OK
+
+
+async def wait(jm: JobManager, args: argparse.Namespace) -> int:
+    """Exit with the job's own code (128+N after signal N), 124 when the wait timed out."""
+    from jobs_tui.engine.tools.common import exit_status_code
+
+    call = {"action": "wait", "id": args.id, "timeoutMs": args.timeout_ms}
+    details = await run_call(jm, call)
+    record = human.record_of(details)
+    emit(args, details, human.outcome_line(record, human.now_ms()))
+    if details.get("timedOut"):
+        waited = (args.timeout_ms if args.timeout_ms is not None else 30_000) / 1000
+        print(f"jobs-tui: {record.id} is still running after {waited:g}s", file=sys.stderr)
+        return EXIT_TIMEOUT
+    code = exit_status_code(record)
+    return EXIT_NO_CODE if code is None else code

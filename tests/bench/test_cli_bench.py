@@ -1,0 +1,157 @@
+"""Command-line benchmarks: what one `jobs-tui` call costs against an interpreter start.
+
+Run by hand (not part of the default test run):
+
+    python -m pytest tests/bench/test_cli_bench.py -s -p no:cacheprovider
+
+`jobs-tui exec -- true` is timed interleaved with `python -c pass` (the same
+interpreter) and `sh -c true`, so every ratio compares runs made under the same
+load. `start` then `wait` on a 1-second job is compared with `sh -c 'sleep 1'`.
+Only exit codes are asserted, never timing. JOBS_TUI_BENCH_CLI_RUNS sets the
+number of exec runs (default 30), JOBS_TUI_BENCH_CLI_WAITS the start/wait pairs
+(default 5).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from benchlib import Table, env_int, median, p95, publish, reap_leftovers
+
+RUNS = max(3, env_int("JOBS_TUI_BENCH_CLI_RUNS", 30))
+WAITS = max(1, env_int("JOBS_TUI_BENCH_CLI_WAITS", 5))
+EXEC_TARGET_MS = 150.0
+WAIT_OVERHEAD_TARGET_MS = 200.0
+
+pytestmark = pytest.mark.timeout(1800)
+
+
+def entry() -> tuple[list[str], str]:
+    """The installed console script if there is one beside the interpreter, else `-m`."""
+    script = Path(sys.executable).with_name("jobs-tui")
+    if script.exists():
+        return [str(script)], "jobs-tui (console script)"
+    return [sys.executable, "-m", "jobs_tui.app.cli"], "python -m jobs_tui.app.cli"
+
+
+class Runner:
+    def __init__(self, root: Path) -> None:
+        registry = root / "cli-registry"
+        self.env = dict(
+            os.environ,
+            JOBS_TUI_REGISTRY_DIR=str(registry),
+            JOBS_TUI_CONFIG=str(root / "no-config.toml"),
+            JOBS_TUI_SESSION="bench",
+        )
+        self.cwd = str(root)
+        self.cli, self.name = entry()
+
+    def timed(self, argv: list[str]) -> tuple[float, str]:
+        """Wall milliseconds of one process, and its stdout; it must exit 0."""
+        started = time.perf_counter()
+        done = subprocess.run(
+            argv, env=self.env, cwd=self.cwd, capture_output=True, text=True, timeout=120
+        )
+        took = (time.perf_counter() - started) * 1000
+        assert done.returncode == 0, (argv, done.stdout, done.stderr)
+        return took, done.stdout
+
+    def jobs_tui(self, *words: str) -> tuple[float, str]:
+        return self.timed([*self.cli, *words])
+
+
+def ms(value: float) -> str:
+    return f"{value:.1f} ms"
+
+
+@pytest.fixture(scope="module")
+def runner(bench_root: Path):
+    run = Runner(bench_root)
+    run.jobs_tui("list")  # warm the file cache and create the registry directory
+    yield run
+    subprocess.run([*run.cli, "clear", "--all"], env=run.env, cwd=run.cwd, capture_output=True)
+    reap_leftovers()
+
+
+def test_exec_true_against_an_interpreter_start(runner: Runner):
+    python = [sys.executable, "-c", "pass"]
+    shell = ["sh", "-c", "true"]
+    exec_ms: list[float] = []
+    python_ms: list[float] = []
+    shell_ms: list[float] = []
+    for index in range(RUNS):
+        exec_ms.append(runner.jobs_tui("exec", "--", "true")[0])
+        python_ms.append(runner.timed(python)[0])
+        shell_ms.append(runner.timed(shell)[0])
+        if index % 10 == 9:
+            runner.jobs_tui("clear")  # keep the registry small, as an agent's would be
+            reap_leftovers()
+    e, p, s = median(exec_ms), median(python_ms), median(shell_ms)
+    table = Table(f"jobs-tui exec -- true, {RUNS} interleaved runs, via {runner.name}")
+    table.add(
+        "exec median",
+        ms(e),
+        f"python -c pass {ms(p)}",
+        f"{e / p:.1f}x",
+        f"< {EXEC_TARGET_MS:.0f} ms",
+        e < EXEC_TARGET_MS,
+    )
+    table.add("exec median", ms(e), f"sh -c true {ms(s)}", f"{e / s:.0f}x")
+    table.add("exec p95", ms(p95(exec_ms)), f"python -c pass p95 {ms(p95(python_ms))}")
+    table.add("exec overhead over python", ms(e - p), "", "", "", None)
+    publish(table)
+
+
+def test_start_then_wait_on_a_one_second_job(runner: Runner):
+    pairs: list[tuple[float, float, float]] = []
+    for _ in range(WAITS):
+        started_ms, out = runner.jobs_tui("start", "--json", "--", "sleep 1")
+        job_id = json.loads(out)["job"]["id"]
+        wait_ms, _ = runner.jobs_tui("wait", job_id, "--timeout-ms", "30000")
+        base_ms, _ = runner.timed(["sh", "-c", "sleep 1"])
+        pairs.append((started_ms, wait_ms, base_ms))
+    runner.jobs_tui("clear")
+    total = median([a + b for a, b, _ in pairs])
+    base = median([c for _, _, c in pairs])
+    start = median([a for a, _, _ in pairs])
+    overhead = total - base
+    table = Table(f"jobs-tui start, then wait, on `sleep 1` ({WAITS} pairs)")
+    table.add(
+        "start + wait median",
+        ms(total),
+        f"sh -c 'sleep 1' {ms(base)}",
+        f"{total / base:.2f}x",
+        f"overhead < {WAIT_OVERHEAD_TARGET_MS:.0f} ms",
+        overhead < WAIT_OVERHEAD_TARGET_MS,
+    )
+    table.add("overhead (start + wait - sh)", ms(overhead), "", "", "", None)
+    table.add("start alone median", ms(start), "", "", "", None)
+    publish(table)
+
+
+def test_everyday_calls(runner: Runner):
+    """list / status / poll with a few jobs around: the calls an agent makes most."""
+    for _ in range(3):
+        runner.jobs_tui("start", "--", "sleep 30")
+    _, out = runner.jobs_tui("start", "--json", "--", "seq 1 1000")
+    job_id = json.loads(out)["job"]["id"]
+    python = [sys.executable, "-c", "pass"]
+    figures: dict[str, list[float]] = {"list": [], "status": [], "poll": [], "python": []}
+    for _ in range(max(3, RUNS // 3)):
+        figures["list"].append(runner.jobs_tui("list")[0])
+        figures["status"].append(runner.jobs_tui("status", job_id)[0])
+        figures["poll"].append(runner.jobs_tui("poll", job_id)[0])
+        figures["python"].append(runner.timed(python)[0])
+    base = median(figures["python"])
+    table = Table("everyday calls (4 jobs in the session, 3 of them running)")
+    for name in ("list", "status", "poll"):
+        value = median(figures[name])
+        table.add(f"{name} median", ms(value), f"python -c pass {ms(base)}", f"{value / base:.1f}x")
+    publish(table)
+    runner.jobs_tui("clear", "--all")
