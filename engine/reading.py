@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
@@ -96,18 +97,45 @@ class ReadingMixin:
         """
         record = self.get(job_id)
         live, previous = self.log_files(record)
-        try:
-            got = await asyncio.to_thread(read_since, live, previous, max(0, offset), cap)
-        except LogMissing as exc:
-            raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
-        data = got.data
-        keep = _complete_utf8(data)
+        while True:
+            try:
+                got = await asyncio.to_thread(read_since, live, previous, max(0, offset), cap)
+            except LogMissing as exc:
+                raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
+            data = got.data
+            capped = got.offset + len(data) < got.end
+            keep = _complete_utf8(data)
+            if record.running or capped:
+                keep = _complete_escape(data[:keep])  # the rest of it comes with the next read
+            if keep or not capped or cap >= HOLD_LIMIT:
+                break
+            cap = min(HOLD_LIMIT, cap * 2 + 256)  # the cap fell inside one sequence: read more
         return ReadSince(
             text=sanitize_log(data[:keep].decode("utf-8", "replace")),
             offset=got.offset + keep,
             skipped=got.skipped,
             end=got.end,
         )
+
+
+HOLD_LIMIT = 1 << 20  # a read widens at most this far to finish a cut sequence
+_WHOLE_ESCAPE = re.compile(
+    rb"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI
+    rb"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
+    rb"|[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC
+    rb"|[ -/]*[0-OQ-WYZ\\`a-~])"  # two-character sequences
+)
+
+
+def _complete_escape(data: bytes) -> int:
+    """Length of `data` without a trailing escape sequence that is not finished yet.
+
+    Sanitizing a sequence cut in two would let its second half through as text.
+    """
+    start = data.rfind(b"\x1b", max(0, len(data) - 256))
+    if start < 0 or _WHOLE_ESCAPE.match(data, start):
+        return len(data)
+    return start
 
 
 def _complete_utf8(data: bytes) -> int:

@@ -195,3 +195,16 @@ async def test_env_reaches_the_job_verbatim_and_bad_names_are_refused(jm: JobMan
     with pytest.raises(JobError, match="without NUL"):
         await jm.start("true", env={"A": "nul\x00"})
     assert len(jm.jobs()) == before
+
+
+async def test_read_since_never_cuts_an_escape_or_a_character_in_two(jm: JobManager):
+    rec = await jm.wait((await jm.start(r"printf 'ab\033[31mréd\033[0m!'")).id, 10_000)
+    offset, texts = 0, []
+    while True:
+        got = await jm.read_since(rec.id, offset, 4)
+        if got.offset == offset:
+            break
+        texts.append(got.text)
+        offset = got.offset
+    assert "".join(texts) == "abréd!" and offset == got.end
+    assert all("[" not in t and "\ufffd" not in t for t in texts)
