@@ -241,8 +241,14 @@ class JobManager(ControlMixin, ReadingMixin):
             record.last_line = line
 
     def _settle_gone(self, record: JobRecord) -> None:
-        """The shim is gone: settle from its files, else kill what is left and say so."""
+        """The shim is gone: settle from its files, else kill what is left and say so.
+
+        A shim that is still alive (a connect that failed under load, a link it dropped)
+        is not gone: the reconcile loop attaches to it again.
+        """
         info = read_exit(self.paths, record.id, record.status_path)
+        if info is None and procs.same_process(record.shim_pid, record.shim_token):
+            return
         if (
             info is None
             and record.shim_pid is None

@@ -1,1 +1,23 @@
-"""Textual screens and widgets for jobs-tui."""
+"""Textual screens and widgets for jobs-tui: push `JobsScreen(manager)` from any Textual app.
+
+Screens take a `JobManager` (or any `JobSource`) and an optional clock, keep their
+styles in `DEFAULT_CSS`, and touch the app only through notify / push / pop.
+"""
+
+from __future__ import annotations
+
+from .chips import StatusChips
+from .confirm import ConfirmScreen
+from .jobs_screen import JobsScreen
+from .log_screen import LogScreen
+from .source import Clock, JobSource, wall_clock
+
+__all__ = [
+    "Clock",
+    "ConfirmScreen",
+    "JobSource",
+    "JobsScreen",
+    "LogScreen",
+    "StatusChips",
+    "wall_clock",
+]

@@ -1,0 +1,90 @@
+"""`DetailPane`: the selected job's command, cwd, outcome, owner and last output line."""
+
+from __future__ import annotations
+
+import os
+
+from textual.content import Content
+from textual.widgets import Static
+
+from jobs_tui.engine.format import duration, outcome
+from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.sanitize import sanitize_line
+
+from .css import stylesheet
+
+FIELD_WIDTH = 9
+STATUS_STYLES = {
+    JobStatus.RUNNING: "bold $text-primary",
+    JobStatus.EXITED: "$success",
+    JobStatus.FAILED: "bold $error",
+    JobStatus.KILLED: "$warning",
+    JobStatus.UNKNOWN: "$text-muted",
+}
+MUTED = "$text-muted"
+
+
+def home_short(path: str) -> str:
+    """`~/src/app` for a path under the home directory: shorter, and the same for every user."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
+
+
+def flags(record: JobRecord) -> str:
+    parts = []
+    if record.stdin:
+        parts.append("stdin open" if record.running else "had stdin")
+    if record.detached:
+        parts.append("detached")
+    if record.timeout_ms:
+        parts.append(f"deadline {duration(record.timeout_ms)}")
+    if record.wake:
+        parts.append("wake")
+    return " · ".join(parts)
+
+
+def detail_text(record: JobRecord, now_ms: float, *, peer: bool) -> Content:
+    """The pane's content; every job-supplied string is sanitized to one plain line."""
+    parts: list[str | tuple[str, str]] = [
+        (record.id, "bold"),
+        ("  " + sanitize_line(record.label), "bold"),
+    ]
+
+    def field(name: str, value: str, style: str = "") -> None:
+        parts.extend(["\n", (f"{name:<{FIELD_WIDTH}}", MUTED), (value or "—", style)])
+
+    field("command", sanitize_line(record.command, 2000))
+    field("cwd", home_short(sanitize_line(record.cwd, 1000)))
+    field("outcome", outcome(record, now_ms), STATUS_STYLES[record.status])
+    if peer:
+        owner = sanitize_line(record.session_id, 80)
+        pid = f" · pid {record.pid}" if record.pid else ""
+        field("owner", f"another session ({owner}){pid}", "italic $text-secondary")
+    extra = flags(record)
+    if extra:
+        field("flags", extra)
+    last = sanitize_line(record.last_line)
+    field("last", last or "no output yet", "" if last else MUTED)
+    return Content.assemble(*parts)
+
+
+class DetailPane(Static):
+    """Re-rendered on selection change and on the screen's tick; never focused."""
+
+    DEFAULT_CSS = stylesheet("detail.tcss")
+
+    _shown: Content | None = None
+
+    def show(self, record: JobRecord | None, now_ms: float, *, peer: bool) -> None:
+        """Repaint only on change, and lay out only when the text's size may have changed."""
+        if record is None:
+            content = Content.styled("Nothing selected.", f"italic {MUTED}")
+        else:
+            content = detail_text(record, now_ms, peer=peer)
+        old = self._shown
+        if old is not None and content.plain == old.plain and content.spans == old.spans:
+            return
+        self._shown = content
+        self.update(content, layout=old is None or len(content.plain) != len(old.plain))

@@ -1,0 +1,265 @@
+"""`JobList`: the rows of the /jobs screen, drawn line by line.
+
+A Line API widget so a list of hundreds of jobs costs only its visible rows per
+repaint, and so the cursor is a job id rather than a row number: a live re-sort
+moves the row, never the selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from jobs_tui.engine.format import duration, elapsed_ms, glyph
+from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.sanitize import sanitize_line
+
+from .css import stylesheet
+from .source import Clock
+
+ELAPSED_COLUMNS = 7
+PEER_TAG = " peer"
+MIN_LABEL = 6
+
+
+def fit(text: str, width: int) -> str:
+    """`text` clipped with an ellipsis, or padded, to exactly `width` cells."""
+    if width <= 0:
+        return ""
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)
+
+
+class JobList(ScrollView, can_focus=False):
+    """Job rows with a cursor that follows a job id across re-sorts."""
+
+    DEFAULT_CSS = stylesheet("job_list.tcss")
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "job-list--cursor",
+        "job-list--running",
+        "job-list--exited",
+        "job-list--failed",
+        "job-list--killed",
+        "job-list--unknown",
+        "job-list--peer",
+        "job-list--muted",
+        "job-list--empty",
+    }
+
+    class CursorMoved(Message):
+        """The selected job changed (by key, click, or because it was cleared)."""
+
+        def __init__(self, job_id: str | None) -> None:
+            super().__init__()
+            self.job_id = job_id
+
+    class Activated(Message):
+        """A click on the row that was already selected: open it."""
+
+        def __init__(self, job_id: str) -> None:
+            super().__init__()
+            self.job_id = job_id
+
+    def __init__(
+        self,
+        clock: Clock,
+        is_own: Callable[[JobRecord], bool],
+        *,
+        empty_text: str = "No jobs yet.",
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self._is_own = is_own
+        self.empty_text = empty_text
+        self.records: list[JobRecord] = []
+        self.cursor_id: str | None = None
+        self._index: dict[str, int] = {}
+        self._labels: dict[tuple[str, str], str] = {}
+        self._styles: dict[str, Style] = {}
+        self._id_width = 3
+        self._tag_width = 0
+
+    # -- data --------------------------------------------------------------------------
+    @property
+    def cursor_index(self) -> int | None:
+        return self._index.get(self.cursor_id) if self.cursor_id is not None else None
+
+    @property
+    def selected(self) -> JobRecord | None:
+        index = self.cursor_index
+        return self.records[index] if index is not None else None
+
+    def set_records(self, records: list[JobRecord]) -> None:
+        """New rows; the cursor stays on its job, or on the row where it was if that job left."""
+        old_index = self.cursor_index
+        self.records = records
+        self._index = {r.id: i for i, r in enumerate(records)}
+        self._id_width = max(3, max((len(r.id) for r in records), default=3))
+        self._tag_width = len(PEER_TAG) if any(not self._is_own(r) for r in records) else 0
+        if self.cursor_id not in self._index:
+            if records:
+                fallback = min(old_index if old_index is not None else 0, len(records) - 1)
+                self._move_to(fallback)
+            else:
+                self._set_cursor(None)
+        self.virtual_size = Size(self.size.width, len(records))
+        if self.cursor_index != old_index:  # the row moved: keep it in view (a wheel-scrolled
+            self._keep_visible()  # list is otherwise left where the user put it)
+        self.refresh()
+
+    def _set_cursor(self, job_id: str | None) -> None:
+        if job_id != self.cursor_id:
+            self.cursor_id = job_id
+            self.post_message(self.CursorMoved(job_id))
+
+    def _move_to(self, index: int) -> None:
+        if not self.records:
+            return
+        index = max(0, min(index, len(self.records) - 1))
+        self._set_cursor(self.records[index].id)
+
+    # -- movement ----------------------------------------------------------------------
+    def move(self, delta: int) -> None:
+        index = self.cursor_index
+        top = self.scroll_y
+        self._move_to(0 if index is None else index + delta)
+        self._keep_visible()
+        new = self.cursor_index
+        if index is not None and new is not None and self.scroll_y == top:
+            self.refresh_lines(index)  # only the two rows that changed
+            self.refresh_lines(new)
+        else:
+            self.refresh()
+
+    def page(self, direction: int) -> None:
+        self.move(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def first(self) -> None:
+        self.move(-len(self.records))
+
+    def last(self) -> None:
+        self.move(len(self.records))
+
+    def select(self, job_id: str) -> None:
+        if job_id in self._index:
+            self._set_cursor(job_id)
+            self._keep_visible()
+            self.refresh()
+
+    def _keep_visible(self) -> None:
+        index = self.cursor_index
+        height = self.scrollable_content_region.height
+        if index is None or height <= 0:
+            return
+        top = round(self.scroll_y)
+        if index < top:
+            self.scroll_to(y=index, animate=False, immediate=True, force=True)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False, immediate=True, force=True)
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.records))
+        self._keep_visible()
+
+    def on_click(self, event: events.Click) -> None:
+        index = round(self.scroll_y) + event.y
+        if 0 <= index < len(self.records):
+            job_id = self.records[index].id
+            if job_id == self.cursor_id:
+                self.post_message(self.Activated(job_id))
+            else:
+                self.select(job_id)
+
+    # -- drawing -----------------------------------------------------------------------
+    def _label(self, record: JobRecord) -> str:
+        key = (record.id, record.label)
+        label = self._labels.get(key)
+        if label is None:
+            if len(self._labels) > 4096:
+                self._labels.clear()
+            label = self._labels[key] = sanitize_line(record.label) or record.id
+        return label
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index = round(self.scroll_y) + y
+        if not self.records:
+            if y == 1:
+                style = base + self.get_component_rich_style("job-list--empty")
+                return Strip([Segment(fit("  " + self.empty_text, width), style)], width)
+            return Strip.blank(width, base)
+        if index >= len(self.records):
+            return Strip.blank(width, base)
+        record = self.records[index]
+        on_cursor = record.id == self.cursor_id
+        if on_cursor:
+            base = base + self.get_component_rich_style("job-list--cursor")
+        return Strip(self._row_segments(record, width, base, on_cursor), width)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+
+    def _fg(self, name: str) -> Style:
+        """A component's colour and text style without its background, to lay over a row."""
+        style = self._styles.get(name)
+        if style is None:
+            full = self.get_component_rich_style(name)
+            style = Style(color=full.color, bold=full.bold, italic=full.italic, dim=full.dim)
+            self._styles[name] = style
+        return style
+
+    def _row_segments(
+        self, record: JobRecord, width: int, base: Style, on_cursor: bool
+    ) -> list[Segment]:
+        plain = Style()
+
+        def component(name: str) -> Style:
+            return plain if on_cursor else self._fg(name)
+
+        peer = not self._is_own(record)
+        id_width, tag_width = self._id_width, self._tag_width
+        label_width = width - (3 + id_width + 2) - (1 + ELAPSED_COLUMNS) - tag_width - 1
+        took = duration(elapsed_ms(record, self._clock()))
+        status_style = component(f"job-list--{record.status.value}")
+        took_style = base if record.running else base + component("job-list--muted")
+        segments = [
+            Segment(" ", base),
+            Segment(glyph(record), base + status_style),
+            Segment(f" {record.id:<{id_width}}  ", base),
+        ]
+        if label_width >= MIN_LABEL:
+            segments.append(Segment(fit(self._label(record), label_width), base))
+            segments.append(Segment(f" {took:>{ELAPSED_COLUMNS}}", took_style))
+        else:  # too narrow for both: the label gets what is left
+            segments.append(Segment(fit(self._label(record), width - 3 - id_width - 2), base))
+            return segments
+        if tag_width:
+            tag = PEER_TAG if peer else " " * tag_width
+            segments.append(Segment(tag, base + self._fg("job-list--peer")))
+        segments.append(Segment(" ", base))
+        return segments
+
+
+def counts_fingerprint(records: list[JobRecord]) -> tuple[object, ...]:
+    """What a repaint depends on besides the clock; equal tuples need no new rows."""
+    return tuple(
+        (r.id, r.status, r.session_id, r.label, r.last_line, r.finished_at, r.exit_code)
+        for r in records
+    )
+
+
+def any_running(records: list[JobRecord]) -> bool:
+    return any(r.status is JobStatus.RUNNING for r in records)

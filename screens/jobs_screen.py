@@ -1,0 +1,351 @@
+"""`JobsScreen`: every job of the project, live; a detail pane; kill, clear, take over, open logs.
+
+The screen is embeddable: it takes its job source in the constructor, reaches the
+app only through `notify`, `push_screen` and `pop_screen` (via `dismiss`), keeps its
+styles in `DEFAULT_CSS`, and runs every engine call in a worker that cannot exit
+the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import ActiveBinding, Binding, BindingType
+from textual.containers import Container, Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.format import duration, outcome, outcome_line, summary
+from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.sanitize import sanitize_line
+
+from .chips import StatusChips
+from .confirm import ConfirmScreen
+from .css import stylesheet
+from .detail import DetailPane
+from .job_rows import JobList, any_running, counts_fingerprint
+from .log_screen import LogScreen
+from .source import Clock, JobSource, wall_clock
+
+POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
+EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+class JobsScreen(Screen[None]):
+    """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
+
+    AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
+
+    DEFAULT_CSS = stylesheet("jobs_screen.tcss")
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (100, "-wide"),
+    ]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (18, "-tall")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False, id="jobs.up"),
+        Binding("down,j", "move(1)", "Down", show=False, id="jobs.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="jobs.page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="jobs.page-down"),
+        Binding("home,g", "first", "First", show=False, id="jobs.first"),
+        Binding("end,G", "last", "Last", show=False, id="jobs.last"),
+        Binding("enter,l", "open_log", "Log", key_display="⏎", id="jobs.open-log"),
+        Binding("d,K", "kill", "Kill", id="jobs.kill"),
+        Binding("t", "take_over", "Take over", id="jobs.take-over"),
+        Binding("x", "clear", "Clear finished", id="jobs.clear"),
+        Binding("q,escape", "close", "Close", id="jobs.close"),
+    ]
+
+    def __init__(
+        self,
+        source: JobSource,
+        *,
+        clock: Clock | None = None,
+        show_chips: bool = False,
+        empty_text: str = EMPTY_TEXT,
+        close_description: str = "Close",
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.source = source
+        self.clock: Clock = clock or wall_clock
+        self.show_chips = show_chips
+        self.empty_text = empty_text
+        self.close_description = close_description
+        self._records: list[JobRecord] = []
+        self._fingerprint: tuple[object, ...] | None = None
+        self._dirty = True
+        self._last_tick = 0.0
+        self._bindings_key: tuple[object, ...] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self.refreshes = 0  # repaints of the rows; benchmarks read it
+
+    # -- layout ------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="jobs-topbar"):
+            yield Static(Content.styled("Jobs", "bold"), id="jobs-title")
+            yield Static(id="jobs-summary")
+            if self.show_chips:
+                yield StatusChips(self.source, id="jobs-chips")
+        with Container(id="jobs-body"):
+            yield JobList(
+                self.clock, self.source.is_own, empty_text=self.empty_text, id="jobs-rows"
+            )
+            yield DetailPane(id="jobs-detail")
+        yield Footer()
+
+    @property
+    def job_list(self) -> JobList:
+        return self.query_one(JobList)
+
+    @property
+    def selected(self) -> JobRecord | None:
+        return self.job_list.selected
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self.source.subscribe(self._on_event)
+        self.set_interval(POLL_S, self._poll)
+        self.refresh_jobs(force=True)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def on_screen_resume(self) -> None:
+        self.refresh_jobs(force=True)
+
+    # -- live data ---------------------------------------------------------------------
+    def _on_event(self, _event: Any) -> None:
+        self._dirty = True
+
+    def _poll(self) -> None:
+        if self.is_current:
+            self.refresh_jobs()
+
+    def refresh_jobs(self, force: bool = False) -> None:
+        """Re-read the table; repaint rows when they changed, or once a tick while jobs run."""
+        records = self.source.jobs()
+        fingerprint = counts_fingerprint(records)
+        now = self.clock()
+        tick_due = any_running(records) and now - self._last_tick >= self._tick_ms()
+        changed = force or self._dirty or fingerprint != self._fingerprint
+        if not (changed or tick_due):
+            return
+        self._dirty = False
+        self._last_tick = now
+        if changed:
+            self._records = records
+            self._fingerprint = fingerprint
+            self.job_list.set_records(records)
+            self._show_summary(records)
+            self.set_class(not records, "-empty")
+        else:
+            self.job_list.refresh()
+        self.refreshes += 1
+        self._show_detail()
+        self._update_bindings()
+
+    def _tick_ms(self) -> float:
+        return max(100, self.source.config.repaint_ms)
+
+    def _show_summary(self, records: list[JobRecord]) -> None:
+        self.query_one("#jobs-summary", Static).update(
+            Content.styled(summary(records, self.source.session_id), "$text-muted"), layout=False
+        )
+
+    def _show_detail(self) -> None:
+        record = self.selected
+        peer = record is not None and not self.source.is_own(record)
+        self.query_one(DetailPane).show(record, self.clock(), peer=peer)
+
+    def on_job_list_cursor_moved(self, _message: JobList.CursorMoved) -> None:
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        self._show_detail()
+        self._update_bindings()
+
+    def on_job_list_activated(self, message: JobList.Activated) -> None:
+        self.action_open_log()
+
+    # -- the footer shows only the keys that apply -------------------------------------
+    def _applicable(self, action: str) -> bool:
+        record = self.selected
+        own = record is not None and self.source.is_own(record)
+        if action == "open_log":
+            return record is not None
+        if action == "kill":
+            return record is not None and own and record.running
+        if action == "take_over":
+            return record is not None and not own and record.running
+        if action == "clear":
+            return any(self.source.is_own(r) and not r.running for r in self._records)
+        return True
+
+    def _update_bindings(self) -> None:
+        key = tuple(self._applicable(a) for a in ("open_log", "kill", "take_over", "clear"))
+        if key != self._bindings_key:
+            self._bindings_key = key
+            self.refresh_bindings()
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys still work when they do not apply (they say why); the footer hides them."""
+        bindings = super().active_bindings
+        return {
+            key: active
+            for key, active in bindings.items()
+            if active.node is not self or self._applicable(active.binding.action.split("(")[0])
+        }
+
+    # -- movement ----------------------------------------------------------------------
+    # The detail pane is repainted here, not only on the CursorMoved message, so the
+    # row and the detail of one key press reach the terminal in the same frame.
+    def action_move(self, delta: int) -> None:
+        self.job_list.move(delta)
+        self._selection_changed()
+
+    def action_page(self, direction: int) -> None:
+        self.job_list.page(direction)
+        self._selection_changed()
+
+    def action_first(self) -> None:
+        self.job_list.first()
+        self._selection_changed()
+
+    def action_last(self) -> None:
+        self.job_list.last()
+        self._selection_changed()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_open_log(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        self.app.push_screen(LogScreen(self.source, record.id, clock=self.clock))
+
+    # -- destructive verbs, each behind a y/N ------------------------------------------
+    def action_kill(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        if not self.source.is_own(record):
+            self.notify(f"{record.id} is another session's job; not killed.", severity="warning")
+            return
+        if not record.running:
+            self.notify(
+                f"{record.id} has already finished ({outcome(record, self.clock())}); "
+                "nothing to kill.",
+                markup=False,
+            )
+            return
+        grace = duration(self.source.config.kill_grace_ms)
+        self._confirm(
+            f"Kill {record.id} ({sanitize_line(record.label, 60)})?",
+            f"It gets SIGTERM, then SIGKILL after {grace} if it is still running.",
+            "Kill job",
+            lambda: self._kill(record.id),
+        )
+
+    def action_clear(self) -> None:
+        finished = [r for r in self.source.jobs(include_peers=False) if not r.running]
+        if not finished:
+            self.notify("No finished jobs of this session to clear.")
+            return
+        unreported = len(self.source.pending_reports())
+        detail = "Running jobs and other sessions' jobs are left alone."
+        if unreported:
+            detail = (
+                f"{plural(unreported, 'unreported result')} would be dropped "
+                f"before anyone has seen {'it' if unreported == 1 else 'them'}. {detail}"
+            )
+        self._confirm(
+            f"Clear {plural(len(finished), 'finished job')}?", detail, "Clear", self._clear
+        )
+
+    def action_take_over(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        if self.source.is_own(record):
+            self.notify(f"{record.id} is already this session's job.")
+            return
+        if not record.running:
+            self.notify(f"{record.id} has finished; only a running job can be taken over.")
+            return
+        owner = sanitize_line(record.session_id, 40)
+        ends = "" if record.detached else " and ends when this session ends"
+        self._confirm(
+            f"Take over {record.id} ({sanitize_line(record.label, 60)})?",
+            f"It moves from session {owner} to this one{ends}.",
+            "Take over",
+            lambda: self._take_over(record.id),
+        )
+
+    def _confirm(
+        self, question: str, detail: str, title: str, on_yes: Callable[[], Awaitable[None]]
+    ) -> None:
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._run(on_yes(), title)
+
+        self.app.push_screen(ConfirmScreen(question, detail, title=title), answered)
+
+    # -- workers -----------------------------------------------------------------------
+    def _run(self, work: Awaitable[None], what: str) -> Worker[None]:
+        return self.run_worker(work, name=what, group="jobs-actions", exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failure the engine did not phrase is still reported; the host keeps running."""
+        if event.state is WorkerState.ERROR and event.worker.group == "jobs-actions":
+            self.notify(
+                f"{event.worker.name} failed: {event.worker.error}",
+                severity="error",
+                markup=False,
+            )
+
+    async def _kill(self, job_id: str) -> None:
+        try:
+            result = await self.source.kill(job_id, "SIGTERM")
+        except JobError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if result.error:
+            self.notify(result.error, markup=False)
+        else:
+            self.notify(outcome_line(result.job, self.clock()), title="Killed", markup=False)
+        self.refresh_jobs(force=True)
+
+    async def _clear(self) -> None:
+        try:
+            cleared = await self.source.clear()
+        except JobError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.notify(f"Cleared {plural(len(cleared), 'finished job')}.")
+        self.refresh_jobs(force=True)
+
+    async def _take_over(self, job_id: str) -> None:
+        try:
+            record = await self.source.adopt(job_id)
+        except JobError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.notify(f"{record.id} is now this session's job.")
+        self.refresh_jobs(force=True)

@@ -1,0 +1,83 @@
+"""`Follower`: new complete lines of a growing log, sanitized, in bounded batches.
+
+It wraps the engine's `LogCursor` (which follows rotations) with the two things a
+screen needs: line assembly (a partial last line is held until its newline, but
+can still be shown, as a REPL prompt has none) and a bound on work per poll. A
+writer faster than the screen makes the follower skip ahead to the live end
+instead of falling further behind; the skipped bytes are counted, never shown.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from jobs_tui.engine.follow import LogCursor
+from jobs_tui.engine.sanitize import sanitize_log
+
+READ_CAP = 128 * 1024  # bytes one poll reads at most
+KEEP_WHEN_BEHIND = 16 * 1024  # bytes of a full read that are shown when the writer is ahead
+PARTIAL_CAP = 64 * 1024  # a line without a newline is shown as a line past this
+
+
+@dataclass
+class Batch:
+    lines: list[str] = field(default_factory=list)  # sanitized, SGR kept
+    partial: str = ""  # the unfinished last line, sanitized
+    skipped: int = 0  # bytes passed over unseen
+
+
+def live_state(path: str) -> tuple[int, int, int] | None:
+    """(device, inode, size) of the live segment, or None when it does not exist."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size)
+
+
+def clean(raw: bytes) -> str:
+    return sanitize_log(raw.decode("utf-8", "replace"), keep_sgr=True)
+
+
+class Follower:
+    """Call `poll()` on a timer; it never blocks on a slow reader and never reads unbounded."""
+
+    def __init__(self, live: str, start: int | None = None) -> None:
+        self.live = live
+        self._cursor = LogCursor(live, start)
+        self._partial = b""
+
+    def poll(self) -> Batch:
+        chunk = self._cursor.read(READ_CAP)
+        data, skipped = chunk.data, chunk.skipped
+        if len(data) >= READ_CAP:  # the writer is ahead of us: jump near the end
+            skipped += len(data) - KEEP_WHEN_BEHIND
+            data = data[-KEEP_WHEN_BEHIND:]
+            state = live_state(self.live)
+            if state is not None and state[2] > self._cursor.offset + KEEP_WHEN_BEHIND:
+                skipped += state[2] - KEEP_WHEN_BEHIND - self._cursor.offset
+                self._cursor.close()
+                self._cursor = LogCursor(self.live, state[2] - KEEP_WHEN_BEHIND)
+                data += self._cursor.read(KEEP_WHEN_BEHIND).data
+                data = data[-KEEP_WHEN_BEHIND:]
+            self._partial = b""
+            cut = data.find(b"\n")  # the first line is a fragment: drop it
+            data = data[cut + 1 :] if cut >= 0 else b""
+        batch = Batch(skipped=skipped)
+        if not data:
+            batch.partial = clean(self._partial) if self._partial else ""
+            return batch
+        data = self._partial + data
+        complete, _, rest = data.rpartition(b"\n")
+        if len(rest) > PARTIAL_CAP:
+            complete, rest = data, b""
+        self._partial = rest
+        if complete or data.endswith(b"\n"):
+            text = clean(complete)
+            batch.lines = text.split("\n")
+        batch.partial = clean(rest) if rest else ""
+        return batch
+
+    def close(self) -> None:
+        self._cursor.close()

@@ -1,0 +1,374 @@
+"""`LogScreen`: one job's log, read from disk: a bounded tail, then followed until you scroll up.
+
+Nothing is read whole: the tail comes from the engine's backwards reader, new
+output from a cursor polled on a short timer in bounded batches. Every byte shown
+has been through the engine's sanitizer (SGR colours kept, all else stripped).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import ActiveBinding, Binding, BindingType
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.model import JobRecord
+
+from .css import stylesheet
+from .find_bar import FindBar
+from .log_follow import Follower, live_state
+from .log_header import sub_content, tail_note, title_content
+from .log_view import LogView
+from .send_bar import SendBar
+from .source import Clock, JobSource, wall_clock
+
+POLL_S = 0.1
+TAIL_LINES = 2000  # what the engine returns at most in one read
+
+
+class LogScreen(Screen[None]):
+    """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
+
+    AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
+
+    DEFAULT_CSS = stylesheet("log_screen.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll(-1)", "Up", show=False, id="log.up"),
+        Binding("down,j", "scroll(1)", "Down", show=False, id="log.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="log.page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="log.page-down"),
+        Binding("home,g", "top", "Top", show=False, id="log.top"),
+        Binding("end,G", "follow", "End", show=False, id="log.end"),
+        Binding("f", "follow", "Follow", id="log.follow"),
+        Binding("slash", "find", "Find", key_display="/", id="log.find"),
+        Binding("n", "match(1)", "Next", id="log.next"),
+        Binding("N", "match(-1)", "Previous", id="log.previous"),
+        Binding("i", "send", "Send a line", id="log.send"),
+        Binding("q,escape,backspace", "back", "Back", id="log.back"),
+    ]
+
+    def __init__(
+        self,
+        source: JobSource,
+        job_id: str,
+        *,
+        clock: Clock | None = None,
+        tail_lines: int = TAIL_LINES,
+        max_lines: int = 10_000,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.source = source
+        self.job_id = job_id
+        self.clock: Clock = clock or wall_clock
+        self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
+        self.max_lines = max(max_lines, self.tail_lines)
+        self.following = True
+        self.new_lines = 0
+        self.skipped = 0
+        self.loaded = False
+        self.log_path = ""
+        self.tail_note = ""
+        self.problem = ""
+        self._follower: Follower | None = None
+        self._record: JobRecord | None = None
+        self._title_key: object = None
+        self._bindings_key: object = None
+
+    # -- layout ------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="jobs-log-title")
+        yield Static(id="jobs-log-sub")
+        yield LogView(self.max_lines, id="jobs-log-view")
+        yield Static(id="jobs-new-lines")
+        yield FindBar(id="jobs-find-bar")
+        record = self._get()
+        if record is not None and self._can_send(record):
+            yield SendBar(self.job_id, id="jobs-send-bar")
+        yield Footer()
+
+    @property
+    def view(self) -> LogView:
+        return self.query_one(LogView)
+
+    @property
+    def find_bar(self) -> FindBar:
+        return self.query_one(FindBar)
+
+    def _get(self) -> JobRecord | None:
+        try:
+            self._record = self.source.get(self.job_id)
+        except JobError:
+            self._record = None
+        return self._record
+
+    def _can_send(self, record: JobRecord) -> bool:
+        return self.source.is_own(record) and record.running and (record.stdin or record.tty)
+
+    def on_mount(self) -> None:
+        self._show_title(force=True)
+        self._show_sub()
+        self.run_worker(self._load(), name="open log", group="log", exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        if self._follower is not None:
+            self._follower.close()
+            self._follower = None
+
+    # -- reading -----------------------------------------------------------------------
+    async def _load(self) -> None:
+        record = self._get()
+        if record is None:
+            self._fail(f"{self.job_id} is no longer in the job table.")
+            return
+        try:
+            live, _previous = self.source.log_files(record)
+            result = await self.source.logs(self.job_id, lines=self.tail_lines, keep_sgr=True)
+        except JobError as exc:
+            self._fail(str(exc))
+            return
+        after = live_state(live)
+        # Continue from the live end as it is now: a quiet log continues exactly where the
+        # tail ended; output that arrived during the read may be skipped, never shown twice.
+        start = after[2] if after is not None else None
+        self._follower = Follower(live, start)
+        self.log_path = result.log_file or live
+        self.tail_note = tail_note(
+            result.truncated,
+            result.earlier_lines,
+            result.earlier_bytes,
+            len(result.lines),
+            result.note,
+        )
+        self.view.load(result.lines)
+        self.view.follow_end()
+        self.loaded = True
+        self._show_sub()
+        self.set_interval(POLL_S, self._poll)
+
+    def _fail(self, message: str) -> None:
+        self.problem = message
+        self._show_sub()
+
+    def _poll(self) -> None:
+        if self._follower is None:
+            return
+        batch = self._follower.poll()
+        self.skipped += batch.skipped
+        if batch.lines or batch.partial != self.view.partial or batch.skipped:
+            dropped = self.view.append(batch.lines, batch.partial)
+            if self.following:
+                self.view.follow_end()
+            else:
+                self.new_lines += len(batch.lines)
+                if dropped:
+                    self.view.jump(self.view.scroll_y - dropped)
+            if self.view.query_text:
+                self._show_count()
+            self._show_sub()
+        self._show_title()
+
+    # -- header lines ------------------------------------------------------------------
+    def _show_title(self, force: bool = False) -> None:
+        now = self.clock()
+        record = self._get()
+        key = (
+            None if record is None else (record.status, record.session_id, record.finished_at),
+            int(now // max(100, self.source.config.repaint_ms)),
+        )
+        if not force and key == self._title_key:
+            return
+        self._title_key = key
+        peer = record is not None and not self.source.is_own(record)
+        title = self.query_one("#jobs-log-title", Static)
+        title.update(title_content(record, self.job_id, now, peer=peer), layout=False)
+        if record is None:
+            return
+        if not record.running and self.query(SendBar):
+            self.query_one(SendBar).remove()
+        self._update_bindings()
+
+    def _show_sub(self) -> None:
+        sub = self.query_one("#jobs-log-sub", Static)
+        if self.problem:
+            sub.update(Content.styled(self.problem, "$error"))
+        elif not self.loaded:
+            sub.update(Content.styled("reading the log…", "$text-muted"))
+        else:
+            content = sub_content(
+                following=self.following,
+                new_lines=self.new_lines,
+                note=self.tail_note,
+                skipped=self.skipped,
+                path=self.log_path,
+                width=self.size.width,
+            )
+            sub.update(content, layout=False)
+        indicator = self.query_one("#jobs-new-lines", Static)
+        show = self.loaded and not self.following and self.new_lines > 0
+        indicator.set_class(show, "-shown")
+        if show:
+            indicator.update(
+                Content.assemble(
+                    (f"+{self.new_lines} new lines", "bold"), "  End, G or f follows the tail"
+                )
+            )
+        self._update_bindings()
+
+    # -- following and scrolling -------------------------------------------------------
+    def _pause(self) -> None:
+        if self.following:
+            self.following = False
+            self.new_lines = 0
+            self._show_sub()
+
+    def on_resize(self) -> None:
+        self._show_sub()
+
+    def on_log_view_scrolled_up(self, _message: LogView.ScrolledUp) -> None:
+        if self.loaded:
+            self._pause()
+
+    def action_scroll(self, delta: int) -> None:
+        if delta < 0:
+            self._pause()
+        self.view.jump(self.view.scroll_y + delta)
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self._pause()
+        step = max(1, self.view.scrollable_content_region.height - 1)
+        self.view.jump(self.view.scroll_y + direction * step)
+
+    def action_top(self) -> None:
+        self._pause()
+        self.view.jump(0)
+
+    def action_follow(self) -> None:
+        self.following = True
+        self.new_lines = 0
+        self.view.follow_end()
+        self._show_sub()
+
+    # -- find --------------------------------------------------------------------------
+    def action_find(self) -> None:
+        self.find_bar.add_class("-open")
+        self.find_bar.input.focus()
+
+    def _close_find(self) -> None:
+        self.find_bar.remove_class("-open")
+        self.find_bar.input.value = ""
+        self.view.search("")
+        self.set_focus(None)
+        self._update_bindings()
+
+    def _show_count(self) -> None:
+        view = self.view
+        self.find_bar.show_count(view.current, len(view.matches), view.query_text)
+
+    def _goto_current_match(self) -> None:
+        row = self.view.current_match_line()
+        if row is not None:
+            self._pause()
+            self.view.scroll_to_line(row)
+
+    def action_match(self, delta: int) -> None:
+        if not self.view.query_text:
+            self.notify("Nothing to find yet: press / and type.", markup=False)
+            return
+        if not self.view.matches:
+            self.notify(f"No matches for {self.view.query_text!r}.", markup=False)
+            return
+        self.view.step_match(delta)
+        self._goto_current_match()
+        self._show_count()
+
+    # -- send --------------------------------------------------------------------------
+    def action_send(self) -> None:
+        bars = self.query(SendBar)
+        if not bars:
+            record = self._record
+            if record is not None and not self.source.is_own(record):
+                why = f"{self.job_id} is another session's job; nothing was sent."
+            elif record is not None and not record.running:
+                why = f"{self.job_id} has finished; nothing was sent."
+            else:
+                why = f"{self.job_id} was not started with stdin; nothing was sent."
+            self.notify(why, markup=False)
+            return
+        bars.first().input.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "jobs-find-input":
+            self.view.search(event.value, near_line=self.view.bottom_line())
+            self._goto_current_match()
+            self._show_count()
+            self._update_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "jobs-find-input":
+            self.set_focus(None)
+        elif event.input.id == "jobs-send-input":
+            event.input.value = ""
+            self.run_worker(
+                self._send(event.value), name="send", group="log-send", exit_on_error=False
+            )
+
+    async def _send(self, text: str) -> None:
+        try:
+            await self.source.send(self.job_id, text)
+        except JobError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
+            self.notify(
+                f"{event.worker.name} failed: {event.worker.error}", severity="error", markup=False
+            )
+            if event.worker.group == "log":
+                self._fail(f"could not read the log: {event.worker.error}")
+
+    # -- back --------------------------------------------------------------------------
+    def action_back(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):
+            if focused.id == "jobs-find-input":
+                self._close_find()
+            else:
+                self.set_focus(None)
+            return
+        if self.find_bar.has_class("-open"):
+            self._close_find()
+            return
+        self.dismiss(None)
+
+    # -- footer ------------------------------------------------------------------------
+    def _applicable(self, action: str) -> bool:
+        if action == "follow":
+            return not self.following
+        if action == "match":
+            return bool(self.view.query_text)
+        if action == "send":
+            return bool(self.query(SendBar))
+        return True
+
+    def _update_bindings(self) -> None:
+        key = tuple(self._applicable(a) for a in ("follow", "match", "send"))
+        if key != self._bindings_key:
+            self._bindings_key = key
+            self.refresh_bindings()
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        bindings = super().active_bindings
+        return {
+            key: active
+            for key, active in bindings.items()
+            if active.node is not self or self._applicable(active.binding.action.split("(")[0])
+        }

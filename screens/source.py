@@ -1,0 +1,46 @@
+"""What a screen needs from its job source: a `JobManager`, or anything with the same methods.
+
+Screens are written against this protocol so a host can hand them a read-only view
+(a peer browser, a test double) without a live manager behind it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from jobs_tui.engine.config import Config
+    from jobs_tui.engine.model import JobEvent, JobRecord
+    from jobs_tui.engine.results import KillResult, LogsResult
+
+Clock = Callable[[], float]
+"""Returns the time as epoch milliseconds; injected so snapshots can freeze it."""
+
+
+def wall_clock() -> float:
+    return time.time() * 1000
+
+
+class JobSource(Protocol):
+    """The subset of `JobManager` the screens use."""
+
+    session_id: str
+    config: Config
+
+    def jobs(self, include_peers: bool = True) -> list[JobRecord]: ...
+    def is_own(self, record: JobRecord) -> bool: ...
+    def get(self, job_id: str) -> JobRecord: ...
+    def subscribe(self, callback: Callable[[JobEvent], None]) -> Callable[[], None]: ...
+    def pending_reports(self) -> list[JobRecord]: ...
+    def log_files(self, record: JobRecord) -> tuple[str, str]: ...
+    async def logs(
+        self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
+    ) -> LogsResult: ...
+    async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult: ...
+    async def adopt(self, job_id: str) -> JobRecord: ...
+    async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]: ...
+    async def send(
+        self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
+    ) -> dict[str, Any]: ...

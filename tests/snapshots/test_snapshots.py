@@ -1,0 +1,141 @@
+"""SVG snapshots of the screens: frozen clock, fixed theme, no animation, explicit sizes.
+
+Regenerate with `python -m pytest tests/snapshots --snapshot-update` and look at the
+report before committing the new SVGs.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from jobs_tui.app.tui import JobsApp
+from jobs_tui.screens import JobsScreen, LogScreen
+from tests.ui.fakes import FakeSource, Host, frozen_clock, mixed_records
+
+pytestmark = pytest.mark.timeout(60)
+
+SHOWN_DIR = "/home/dev/.local/state/jobs-tui/shop-5e1f0c2a"
+
+
+@pytest.fixture
+def log_dir(tmp_path) -> str:
+    path = os.path.join(os.fspath(tmp_path), "logs")
+    os.makedirs(path)
+    return path
+
+
+@pytest.fixture
+def source(log_dir: str) -> FakeSource:
+    return FakeSource(mixed_records(log_dir), shown_log_dir=SHOWN_DIR)
+
+
+def jobs(source: FakeSource) -> Host:
+    return Host(lambda: JobsScreen(source, clock=frozen_clock))
+
+
+def write_server_log(log_dir: str, count: int = 60) -> str:
+    path = os.path.join(log_dir, "j7.log")
+    with open(path, "w") as f:
+        f.write("\x1b[1mvite v5.2.0\x1b[0m dev server running at:\n\n")
+        for i in range(count):
+            level = "\x1b[31mERROR\x1b[0m" if i % 9 == 4 else "\x1b[32mINFO\x1b[0m "
+            f.write(f"{level} GET /api/cart/{i} {'500' if i % 9 == 4 else '200'} {i % 13 + 2}ms\n")
+    return path
+
+
+def log(source: FakeSource) -> Host:
+    return Host(lambda: LogScreen(source, "j7", clock=frozen_clock))
+
+
+async def loaded(pilot: Pilot) -> None:
+    screen = pilot.app.screen
+    for _ in range(100):
+        if getattr(screen, "loaded", False):
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.1)
+
+
+def test_list_mixed_80x24(snap_compare, source):
+    assert snap_compare(jobs(source), terminal_size=(80, 24))
+
+
+def test_list_mixed_160x48(snap_compare, source):
+    assert snap_compare(jobs(source), terminal_size=(160, 48))
+
+
+def test_list_200x60(snap_compare, source):
+    assert snap_compare(jobs(source), press=["j", "j", "j"], terminal_size=(200, 60))
+
+
+def test_list_60x15(snap_compare, source):
+    assert snap_compare(jobs(source), terminal_size=(60, 15))
+
+
+def test_peer_detail(snap_compare, source):
+    assert snap_compare(jobs(source), press=["down"], terminal_size=(120, 30))
+
+
+def test_empty_state(snap_compare):
+    assert snap_compare(jobs(FakeSource([])), terminal_size=(80, 24))
+
+
+def test_confirm_kill(snap_compare, source):
+    assert snap_compare(jobs(source), press=["j", "j", "d"], terminal_size=(80, 24))
+
+
+def test_confirm_clear(snap_compare, source):
+    assert snap_compare(jobs(source), press=["x"], terminal_size=(80, 24))
+
+
+def test_confirm_take_over(snap_compare, source):
+    assert snap_compare(jobs(source), press=["down", "t"], terminal_size=(80, 24))
+
+
+def test_confirm_quit(snap_compare, source):
+    app = JobsApp(source, clock=frozen_clock)  # type: ignore[arg-type]
+
+    async def themed(pilot: Pilot) -> None:
+        pilot.app.theme = "textual-dark"
+        pilot.app.animation_level = "none"
+        await pilot.pause()
+
+    assert snap_compare(app, press=["q"], terminal_size=(80, 24), run_before=themed)
+
+
+def test_log_following(snap_compare, source, log_dir):
+    write_server_log(log_dir)
+    assert snap_compare(log(source), terminal_size=(80, 24), run_before=loaded)
+
+
+def test_log_paused_with_new_lines(snap_compare, source, log_dir):
+    path = write_server_log(log_dir)
+
+    async def pause_then_grow(pilot: Pilot) -> None:
+        await loaded(pilot)
+        await pilot.press("pageup")
+        with open(path, "a") as f:
+            f.writelines(f"INFO  GET /api/late/{i} 200 3ms\n" for i in range(14))
+        screen = pilot.app.screen
+        for _ in range(100):
+            if screen.new_lines == 14:
+                break
+            await pilot.pause(0.02)
+
+    assert snap_compare(log(source), terminal_size=(80, 24), run_before=pause_then_grow)
+
+
+def test_log_search_with_matches(snap_compare, source, log_dir):
+    write_server_log(log_dir)
+
+    async def search(pilot: Pilot) -> None:
+        await loaded(pilot)
+        await pilot.press("slash", *"error", "enter", "N")
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+
+    assert snap_compare(log(source), terminal_size=(80, 24), run_before=search)

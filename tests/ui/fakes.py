@@ -1,0 +1,327 @@
+"""A read-only job source and a bare host app, for deterministic screen tests and snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+
+from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
+from jobs_tui.engine.logs import LogMissing, read_tail
+from jobs_tui.engine.results import KillResult, LogsResult
+from jobs_tui.engine.sanitize import sanitize_log
+
+NOW_MS = 1_750_000_000_000  # the frozen clock's reading
+ME = "jt-me0000000000000"
+PEER = "jt-peer111111111111"
+
+
+def frozen_clock() -> float:
+    return NOW_MS
+
+
+def record(
+    number: int,
+    label: str,
+    status: JobStatus = JobStatus.RUNNING,
+    *,
+    seconds: float = 3.2,
+    ago: float = 0.0,
+    session: str = ME,
+    command: str | None = None,
+    exit_code: int | None = None,
+    signal: str | None = None,
+    last_line: str = "",
+    log_dir: str = "/nonexistent",
+    **extra: Any,
+) -> JobRecord:
+    """A job started `seconds + ago` before the frozen now, finished `ago` before it."""
+    started = int(NOW_MS - (seconds + ago) * 1000)
+    finished = None if status is JobStatus.RUNNING else int(NOW_MS - ago * 1000)
+    if status is JobStatus.EXITED:
+        exit_code = 0
+    return JobRecord(
+        id=f"j{number}",
+        label=label,
+        command=command or label,
+        cwd="/home/dev/src/shop",
+        pid=4000 + number,
+        status=status,
+        exit_code=exit_code,
+        signal=signal,
+        started_at=started,
+        finished_at=finished,
+        log_path=os.path.join(log_dir, f"j{number}.log"),
+        detached=False,
+        wake=False,
+        session_id=session,
+        last_line=last_line,
+        **extra,
+    )
+
+
+def mixed_records(log_dir: str = "/nonexistent") -> list[JobRecord]:
+    """Every status, a peer, a long label: the list the snapshots show."""
+    return [
+        record(
+            7,
+            "dev server",
+            seconds=754.0,
+            command="npm run dev -- --port 5173",
+            last_line="GET /api/cart 200 12ms",
+            log_dir=log_dir,
+            stdin=True,
+        ),
+        record(
+            9,
+            "integration tests (agent)",
+            seconds=48.3,
+            session=PEER,
+            command="pytest -q tests/integration",
+            last_line="........F.....",
+            log_dir=log_dir,
+        ),
+        record(
+            8,
+            "webpack --watch",
+            seconds=31.6,
+            command="npx webpack --watch",
+            last_line="compiled successfully in 812 ms",
+            log_dir=log_dir,
+        ),
+        record(
+            6,
+            "build",
+            JobStatus.FAILED,
+            seconds=3.1,
+            ago=20,
+            exit_code=2,
+            command="make -j8 all",
+            last_line="src/cart.c:42: error: expected ';' before '}'",
+            log_dir=log_dir,
+        ),
+        record(
+            5,
+            "unit tests",
+            JobStatus.EXITED,
+            seconds=12.0,
+            ago=95,
+            command="pytest -q tests/unit",
+            last_line="212 passed in 11.84s",
+            log_dir=log_dir,
+        ),
+        record(
+            4,
+            "a label long enough that it has to be clipped somewhere on an 80 column screen",
+            JobStatus.EXITED,
+            seconds=0.4,
+            ago=300,
+            log_dir=log_dir,
+            seen=True,
+        ),
+        record(
+            3,
+            "migrate db",
+            JobStatus.KILLED,
+            seconds=61.0,
+            ago=600,
+            signal="SIGTERM",
+            end_reason="kill",
+            command="./manage.py migrate",
+            last_line="applying 0042_orders",
+            log_dir=log_dir,
+            seen=True,
+        ),
+        record(
+            2,
+            "lint",
+            JobStatus.KILLED,
+            seconds=600.0,
+            ago=900,
+            signal="SIGTERM",
+            end_reason="deadline",
+            timeout_ms=600_000,
+            log_dir=log_dir,
+            seen=True,
+        ),
+        record(
+            1,
+            "old peer job",
+            JobStatus.UNKNOWN,
+            seconds=5.0,
+            ago=1200,
+            session=PEER,
+            log_dir=log_dir,
+        ),
+    ]
+
+
+class FakeSource:
+    """A `JobSource` over a fixed list: reads work, writes are refused (or faked by a test)."""
+
+    def __init__(
+        self,
+        records: list[JobRecord] | None = None,
+        *,
+        session_id: str = ME,
+        config: Config | None = None,
+        shown_log_dir: str | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.config = config or Config()
+        self.records = {r.id: r for r in records or []}
+        self.shown_log_dir = shown_log_dir
+        self.subscribers: list[Callable[[JobEvent], None]] = []
+        self.calls: list[tuple[str, Any]] = []
+        self.fail_with: BaseException | None = None
+
+    # -- reads -----------------------------------------------------------------------
+    def jobs(self, include_peers: bool = True) -> list[JobRecord]:
+        chosen = [r for r in self.records.values() if include_peers or self.is_own(r)]
+        return sorted(chosen, key=lambda r: (not r.running, -r.ended_at(), -r.number))
+
+    def is_own(self, rec: JobRecord) -> bool:
+        return rec.session_id == self.session_id
+
+    def get(self, job_id: str) -> JobRecord:
+        try:
+            return self.records[job_id]
+        except KeyError:
+            raise UnknownJob(f"id {job_id!r} is not a known job", "id") from None
+
+    def subscribe(self, callback: Callable[[JobEvent], None]) -> Callable[[], None]:
+        self.subscribers.append(callback)
+        return lambda: self.subscribers.remove(callback)
+
+    def publish(self, kind: str, rec: JobRecord) -> None:
+        event = JobEvent(kind, rec.id, rec.label, rec.status.value, rec.exit_code, rec.signal)
+        for callback in list(self.subscribers):
+            callback(event)
+
+    def pending_reports(self) -> list[JobRecord]:
+        return [r for r in self.jobs(False) if not r.running and not r.seen]
+
+    def log_files(self, rec: JobRecord) -> tuple[str, str]:
+        return rec.log_path, rec.log_path + ".1"
+
+    async def logs(self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False):
+        rec = self.get(job_id)
+        live, previous = self.log_files(rec)
+        try:
+            tail = read_tail(live, previous, lines or 100)
+        except LogMissing:
+            from jobs_tui.engine import JobError
+
+            raise JobError(f"{job_id}: its log {os.path.basename(live)} no longer exists") from None
+        text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        shown = live
+        if self.shown_log_dir:
+            shown = os.path.join(self.shown_log_dir, os.path.basename(live))
+        body = text[:-1] if text.endswith("\n") else text
+        return LogsResult(
+            rec,
+            text,
+            body.split("\n") if text else [],
+            tail.truncated,
+            tail.earlier_bytes,
+            tail.earlier_lines,
+            shown,
+        )
+
+    async def open(self) -> None:
+        """The app opens its manager; a fake has nothing to open."""
+
+    async def close(self) -> None:
+        self.closed = True
+
+    # -- writes ----------------------------------------------------------------------
+    def _write(self, verb: str, arg: Any) -> None:
+        self.calls.append((verb, arg))
+        if self.fail_with is not None:
+            raise self.fail_with
+        raise Refused("this job source is read-only")
+
+    async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
+        self._write("kill", job_id)
+        raise AssertionError("unreachable")
+
+    async def adopt(self, job_id: str) -> JobRecord:
+        self._write("adopt", job_id)
+        raise AssertionError("unreachable")
+
+    async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]:
+        self._write("clear", job_id)
+        return []
+
+    async def send(
+        self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
+    ) -> dict[str, Any]:
+        self._write("send", (job_id, text))
+        return {}
+
+    # -- test helpers ----------------------------------------------------------------
+    def update(self, job_id: str, **changes: Any) -> JobRecord:
+        rec = replace(self.records[job_id], **changes)
+        self.records[job_id] = rec
+        return rec
+
+
+class Host(App[None]):
+    """A bare app that pushes one screen; it records notifications for assertions."""
+
+    def __init__(self, make_screen: Callable[[], Screen[Any]]) -> None:
+        super().__init__()
+        self.make_screen = make_screen
+        self.notes: list[str] = []
+        self.dismissed = 0
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.animation_level = "none"
+        self.push_screen(self.make_screen(), self.on_screen_closed)
+
+    def on_screen_closed(self, _result: object) -> None:
+        self.dismissed += 1
+
+    def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
+        self.notes.append(message)
+        super().notify(message, **kwargs)
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, as plain text: for assertions on the rendered screen."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+async def until(predicate: Callable[[], object], timeout: float = 10.0, step: float = 0.02) -> bool:
+    """Poll `predicate` on the running loop (the app keeps working meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(step)
+    return bool(predicate())
