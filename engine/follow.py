@@ -22,14 +22,38 @@ class LogCursor:
     and the cursor moves to the new live segment.
     """
 
-    def __init__(self, live: str, start: int | None = None) -> None:
+    def __init__(self, live: str, start: int | None = None, inode: int | None = None) -> None:
+        """Follow from `start` in the live segment (its end if None).
+
+        With `inode` (from a tail read's `resume`), `start` is an offset in that file,
+        which may have rotated to `.log.1` since: its rest is read first.
+        """
         self.live = live
         self._fd = -1
         self._ino: tuple[int, int] | None = None
         self.offset = 0
+        if inode is not None and self._open_rotated(inode):
+            self.offset = start or 0
+            return
         self._open(at_end=start is None)
         if start is not None:
             self.offset = start
+
+    def _open_rotated(self, inode: int) -> bool:
+        """Open the segment with `inode` if it is no longer the live one but `.log.1`."""
+        current = self._path_ino()
+        if current is not None and current[1] == inode:
+            return False
+        try:
+            fd = os.open(self.live + ".1", os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        st = os.fstat(fd)
+        if st.st_ino != inode:
+            os.close(fd)
+            return False
+        self._fd, self._ino = fd, (st.st_dev, st.st_ino)
+        return True
 
     def _open(self, at_end: bool) -> bool:
         try:

@@ -121,6 +121,8 @@ class TailRead:
     earlier_lines: int | None  # lines before `data`, when counting them was cheap
     clipped: bool  # a line longer than line_cap was cut to its last line_cap bytes
     rotated: bool  # an earlier segment existed (output before .log.1 is gone)
+    live_inode: int | None = None  # the live segment `data` ends in, and where in it:
+    live_end: int = 0  # a follower resumes exactly there (LogCursor's start and inode)
 
     @property
     def truncated(self) -> bool:
@@ -154,7 +156,11 @@ def read_tail(
     """The last `lines` lines across both segments, reading backwards in blocks."""
     pair = open_pair(live, previous)
     try:
-        return _tail_of(pair, max(1, lines), line_cap, budget, count_below)
+        tail = _tail_of(pair, max(1, lines), line_cap, budget, count_below)
+        if pair.live is not None:
+            tail.live_inode = os.fstat(pair.live.fd).st_ino
+            tail.live_end = pair.live.size
+        return tail
     finally:
         pair.close()
 

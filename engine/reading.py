@@ -71,6 +71,7 @@ class ReadingMixin:
             earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
             log_file=live,
             note=note,
+            resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
         )
 
     async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:

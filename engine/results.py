@@ -46,6 +46,7 @@ class LogsResult:
     log_file: str
     total_lines: int | None = None
     note: str | None = None
+    resume: tuple[int, int] | None = None  # (live inode, offset): follow on from exactly here
 
 
 @dataclass

@@ -43,9 +43,9 @@ def clean(raw: bytes) -> str:
 class Follower:
     """Call `poll()` on a timer; it never blocks on a slow reader and never reads unbounded."""
 
-    def __init__(self, live: str, start: int | None = None) -> None:
+    def __init__(self, live: str, start: int | None = None, inode: int | None = None) -> None:
         self.live = live
-        self._cursor = LogCursor(live, start)
+        self._cursor = LogCursor(live, start, inode)
         self._partial = b""
 
     def poll(self) -> Batch:

@@ -133,11 +133,12 @@ class LogScreen(Screen[None]):
         except JobError as exc:
             self._fail(str(exc))
             return
-        after = live_state(live)
-        # Continue from the live end as it is now: a quiet log continues exactly where the
-        # tail ended; output that arrived during the read may be skipped, never shown twice.
-        start = after[2] if after is not None else None
-        self._follower = Follower(live, start)
+        resume = getattr(result, "resume", None)
+        if resume is not None:  # continue exactly where the tail ended, across a rotation
+            self._follower = Follower(live, resume[1], resume[0])
+        else:  # a source that cannot say: from the live end as it is now (may skip, never repeat)
+            after = live_state(live)
+            self._follower = Follower(live, after[2] if after is not None else None)
         self.log_path = result.log_file or live
         self.tail_note = tail_note(
             result.truncated,

@@ -15,6 +15,8 @@ import pytest
 from jobs_tui.engine import Config, JobManager
 from jobs_tui.engine.logs import LogMissing, open_pair, read_tail
 
+from .helpers import until
+
 MiB = 1024 * 1024
 WIDTH = 16  # every line is 15 digits and a newline
 TOTAL = 64 * MiB
@@ -212,3 +214,28 @@ async def test_logs_after_rotation_report_dropped_output(tmp_path: Path) -> None
         assert res.lines[-1] == f"{count - 1:015d}"
         assert res.truncated
         assert res.earlier_bytes == total - kept
+
+
+async def test_a_follower_resumes_exactly_where_the_tail_ended_across_a_rotation(
+    registry_dir: str,
+):
+    from jobs_tui.engine.follow import LogCursor
+
+    async with JobManager(registry_dir=registry_dir, config=Config(max_log_bytes=64)) as jm:
+        rec = await jm.start("cat", stdin=True)
+        await jm.send(rec.id, "first line")
+        log = jm.paths.log(rec.id)
+        assert await until(lambda: log.exists() and log.stat().st_size >= 11, 5)
+        tail = await jm.logs(rec.id)
+        assert tail.lines == ["first line"] and tail.resume is not None
+        more = "".join(f"line {n:02d}\n" for n in range(12))  # 96 bytes: one rotation at 64
+        await jm.send(rec.id, more, newline=False, eof=True)
+        await jm.wait(rec.id, 10_000)
+        cursor = LogCursor(str(log), tail.resume[1], tail.resume[0])
+        got = b""
+        while chunk := cursor.read().data:
+            got += chunk
+        cursor.close()
+        # The segment the tail ended in is .log.1 now: its rest, then the new live one.
+        assert got == more.encode()
+        assert (log.parent / (log.name + ".1")).stat().st_size == 64
