@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import ActiveBinding, Binding, BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.screen import Screen
@@ -28,6 +28,7 @@ from .chips import StatusChips
 from .confirm import ConfirmScreen
 from .css import stylesheet
 from .detail import DetailPane
+from .footer_keys import ApplicableKeys
 from .job_rows import JobList, any_running, counts_fingerprint
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
@@ -40,8 +41,10 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-class JobsScreen(Screen[None]):
+class JobsScreen(ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
+
+    TRACKED = ("open_log", "kill", "take_over", "clear")
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -86,7 +89,6 @@ class JobsScreen(Screen[None]):
         self._fingerprint: tuple[object, ...] | None = None
         self._dirty = True
         self._last_tick = 0.0
-        self._bindings_key: tuple[object, ...] | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.refreshes = 0  # repaints of the rows; benchmarks read it
 
@@ -192,22 +194,6 @@ class JobsScreen(Screen[None]):
         if action == "clear":
             return any(self.source.is_own(r) and not r.running for r in self._records)
         return True
-
-    def _update_bindings(self) -> None:
-        key = tuple(self._applicable(a) for a in ("open_log", "kill", "take_over", "clear"))
-        if key != self._bindings_key:
-            self._bindings_key = key
-            self.refresh_bindings()
-
-    @property
-    def active_bindings(self) -> dict[str, ActiveBinding]:
-        """The keys still work when they do not apply (they say why); the footer hides them."""
-        bindings = super().active_bindings
-        return {
-            key: active
-            for key, active in bindings.items()
-            if active.node is not self or self._applicable(active.binding.action.split("(")[0])
-        }
 
     # -- movement ----------------------------------------------------------------------
     # The detail pane is repainted here, not only on the CursorMoved message, so the

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import ActiveBinding, Binding, BindingType
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -21,6 +21,7 @@ from jobs_tui.engine.model import JobRecord
 
 from .css import stylesheet
 from .find_bar import FindBar
+from .footer_keys import ApplicableKeys
 from .log_follow import Follower, live_state
 from .log_header import sub_content, tail_note, title_content
 from .log_view import LogView
@@ -31,8 +32,10 @@ POLL_S = 0.1
 TAIL_LINES = 2000  # what the engine returns at most in one read
 
 
-class LogScreen(Screen[None]):
+class LogScreen(ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
+
+    TRACKED = ("follow", "match", "send")
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -79,7 +82,6 @@ class LogScreen(Screen[None]):
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
         self._title_key: object = None
-        self._bindings_key: object = None
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -358,18 +360,3 @@ class LogScreen(Screen[None]):
         if action == "send":
             return bool(self.query(SendBar))
         return True
-
-    def _update_bindings(self) -> None:
-        key = tuple(self._applicable(a) for a in ("follow", "match", "send"))
-        if key != self._bindings_key:
-            self._bindings_key = key
-            self.refresh_bindings()
-
-    @property
-    def active_bindings(self) -> dict[str, ActiveBinding]:
-        bindings = super().active_bindings
-        return {
-            key: active
-            for key, active in bindings.items()
-            if active.node is not self or self._applicable(active.binding.action.split("(")[0])
-        }

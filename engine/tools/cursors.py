@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..paths import is_job_id, session_hash
 from ..store import write_json_atomic
+from .common import OUTPUT_CAP
 
 try:
     import fcntl
@@ -155,3 +156,18 @@ class UnreadCursors:
             yield
         finally:
             os.close(fd)
+
+
+class Facade:
+    """What every vocabulary holds: the manager, this session's unread cursors, a cap."""
+
+    def __init__(
+        self,
+        manager: JobManager,
+        *,
+        cursors: UnreadCursors | None = None,
+        output_cap: int = OUTPUT_CAP,
+    ) -> None:
+        self.jm = manager
+        self.cursors = cursors or UnreadCursors.shared(manager)
+        self.output_cap = output_cap

@@ -32,7 +32,7 @@ from .common import (
     stop_reason,
     wait_until,
 )
-from .cursors import UnreadCursors
+from .cursors import Facade, UnreadCursors
 from .schemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
 from .validation import ToolInputError, check, clamp
 
@@ -48,7 +48,7 @@ MAX_ABSOLUTE_WAIT_MS = 24 * 3600 * 1000
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-class ExecCommandTools:
+class ExecCommandTools(Facade):
     """exec_command, write_stdin, list_sessions, set_on_exit and kill_session."""
 
     def __init__(
@@ -58,9 +58,7 @@ class ExecCommandTools:
         cursors: UnreadCursors | None = None,
         output_cap: int = OUTPUT_CAP,
     ) -> None:
-        self.jm = manager
-        self.cursors = cursors or UnreadCursors.shared(manager)
-        self.output_cap = output_cap
+        super().__init__(manager, cursors=cursors, output_cap=output_cap)
         self._stopping: set[str] = set()
 
     async def call(self, tool: str, args: Any = None) -> dict[str, Any]:

@@ -19,7 +19,6 @@ from ..format import duration, earlier_note
 from ..model import JobRecord
 from ..results import JobError, Refused
 from .common import (
-    OUTPUT_CAP,
     derive_name,
     elapsed_ms,
     error_result,
@@ -27,13 +26,13 @@ from .common import (
     merge_fields,
     state,
 )
-from .cursors import UnreadCursors
+from .cursors import Facade
 from .keys import application_cursor_mode, bracketed_paste, encode_keys
 from .schemas import EXEC, PROCESS
 from .validation import ToolInputError, check, clamp
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
+    pass
 
 YIELD_DEFAULT_MS, YIELD_MIN_MS, YIELD_MAX_MS = 10_000, 10, 120_000
 TIMEOUT_DEFAULT_S = 1800
@@ -72,19 +71,8 @@ def exit_text(record: JobRecord) -> str:
     return f"Process exited with code {record.exit_code}."
 
 
-class ProcessTools:
+class ProcessTools(Facade):
     """`exec` and `process` over one JobManager."""
-
-    def __init__(
-        self,
-        manager: JobManager,
-        *,
-        cursors: UnreadCursors | None = None,
-        output_cap: int = OUTPUT_CAP,
-    ) -> None:
-        self.jm = manager
-        self.cursors = cursors or UnreadCursors.shared(manager)
-        self.output_cap = output_cap
 
     async def call(self, tool: str, args: Any = None) -> dict[str, Any]:
         action = args.get("action") if isinstance(args, dict) else None
