@@ -23,3 +23,11 @@ def _isolated_env(
 def registry_dir(tmp_path: os.PathLike[str]) -> str:
     path = os.path.join(os.fspath(tmp_path), "registry")
     return path
+
+
+@pytest.fixture
+def log_dir(tmp_path: os.PathLike[str]) -> str:
+    """A directory for hand-made logs (fakes and snapshots)."""
+    path = os.path.join(os.fspath(tmp_path), "logs")
+    os.makedirs(path)
+    return path

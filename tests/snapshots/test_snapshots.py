@@ -22,13 +22,6 @@ SHOWN_DIR = "/home/dev/.local/state/jobs-tui/shop-5e1f0c2a"
 
 
 @pytest.fixture
-def log_dir(tmp_path) -> str:
-    path = os.path.join(os.fspath(tmp_path), "logs")
-    os.makedirs(path)
-    return path
-
-
-@pytest.fixture
 def source(log_dir: str) -> FakeSource:
     return FakeSource(mixed_records(log_dir), shown_log_dir=SHOWN_DIR)
 
