@@ -95,6 +95,25 @@ class LogCursor:
                 parts.append(self._read_rest(cap - len(parts[0])))
         return Chunk(b"".join(parts), skipped)
 
+    def skip_near_end(self, keep: int) -> int:
+        """Jump to `keep` bytes before the live end (a reader that fell behind); bytes passed over.
+
+        Sizes are taken from open files, never from a path that may rotate in between.
+        """
+        skipped = 0
+        start = self.offset
+        if self._fd < 0 or self._path_ino() != self._ino:
+            if self._fd >= 0:  # rotated: the rest of our segment is passed over
+                skipped += max(0, os.fstat(self._fd).st_size - self.offset)
+                os.close(self._fd)
+                self._fd = -1
+            if not self._open(at_end=False):
+                return skipped
+            start = 0
+        size = os.fstat(self._fd).st_size
+        self.offset = max(start, size - keep)
+        return skipped + self.offset - start
+
     def _previous_ino(self) -> tuple[int, int] | None:
         try:
             st = os.stat(self.live + ".1")

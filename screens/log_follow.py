@@ -54,13 +54,10 @@ class Follower:
         if len(data) >= READ_CAP:  # the writer is ahead of us: jump near the end
             skipped += len(data) - KEEP_WHEN_BEHIND
             data = data[-KEEP_WHEN_BEHIND:]
-            state = live_state(self.live)
-            if state is not None and state[2] > self._cursor.offset + KEEP_WHEN_BEHIND:
-                skipped += state[2] - KEEP_WHEN_BEHIND - self._cursor.offset
-                self._cursor.close()
-                self._cursor = LogCursor(self.live, state[2] - KEEP_WHEN_BEHIND)
-                data += self._cursor.read(KEEP_WHEN_BEHIND).data
-                data = data[-KEEP_WHEN_BEHIND:]
+            passed = self._cursor.skip_near_end(KEEP_WHEN_BEHIND)
+            if passed:
+                skipped += passed
+                data = (data + self._cursor.read(KEEP_WHEN_BEHIND).data)[-KEEP_WHEN_BEHIND:]
             self._partial = b""
             cut = data.find(b"\n")  # the first line is a fragment: drop it
             data = data[cut + 1 :] if cut >= 0 else b""

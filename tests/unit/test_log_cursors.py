@@ -78,3 +78,14 @@ def test_cursor_follows_across_rotations(tmp_path):
         writer.write(piece)
         got += cursor.read().data
     assert got == b"abcdefghijklmnopqrstuvwxyz"
+
+
+def test_skip_near_end_passes_over_what_a_slow_reader_missed(tmp_path):
+    writer = _writer(tmp_path, 100)
+    cursor = LogCursor(writer.live, start=0)
+    writer.write(b"a" * 60)
+    assert cursor.skip_near_end(10) == 50
+    assert cursor.read().data == b"a" * 10
+    writer.write(b"b" * 30 + b"c" * 50)  # rotates after 40 more bytes
+    assert cursor.skip_near_end(5) == 40 + 35  # the rest of the old segment, then the new one
+    assert cursor.read().data == b"c" * 5
