@@ -33,7 +33,7 @@ from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
 
 OUTPUT_EVENT_S = 0.25  # the output tail and byte counts reach sessions at most this often
 TAIL_BYTES = 2048
-COALESCE_BYTES = 64 * 1024  # a drain smaller than this pauses reading for COALESCE_S
+COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
 PENDING_STDIN_MAX = 1 << 20
 OWNER_GONE_GRACE_MS = 1000
@@ -73,6 +73,8 @@ class Shim:
         self.sent_bytes = -1
         self.tail = ""
         self.out_resume_at: float | None = None
+        self.last_drain = time.monotonic()
+        self.drain_avg = 0.0
         self.finished_at: int | None = None
         self.tty = False
         self.pty_fd = -1
@@ -161,6 +163,8 @@ class Shim:
     # -- io --------------------------------------------------------------------
     def drain(self) -> int:
         """Move what the job wrote into the log; bytes moved, or -1 at end of input."""
+        if self.out_fd < 0:
+            return -1
         total = 0
         while True:
             try:
@@ -190,11 +194,26 @@ class Shim:
             total += moved
 
     def on_output(self) -> None:
-        """Drain; after a small drain, let output gather a moment before the next wake-up."""
+        """Drain; while the job only trickles, let output gather before the next wake-up.
+
+        Small drains on average mean many wake-ups for little data: then reading pauses,
+        never longer than the pipe takes to fill a quarter at the job's rate, since a
+        full pipe would stall the job. A fast writer's drains are large: no pause.
+        """
+        if self.out_fd < 0:  # closed by the exit path earlier in this same select batch
+            return
         moved = self.drain()
-        if 0 <= moved < COALESCE_BYTES and self.exit_status is None:
-            self.sel.unregister(self.out_fd)
-            self.out_resume_at = time.monotonic() + COALESCE_S
+        now = time.monotonic()
+        since, self.last_drain = now - self.last_drain, now
+        if moved < 0 or self.exit_status is not None:
+            return
+        self.drain_avg = 0.75 * self.drain_avg + 0.25 * moved
+        if self.drain_avg < COALESCE_BYTES:
+            rate = moved / max(since, 1e-6)
+            pause = min(COALESCE_S, PIPE_SIZE / 4 / rate) if rate else COALESCE_S
+            if pause > 0.0002:
+                self.sel.unregister(self.out_fd)
+                self.out_resume_at = now + pause
 
     def write_stdin(self) -> None:
         if self.in_fd < 0:
