@@ -6,15 +6,10 @@ everything that came from a job is already sanitized by the engine.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from jobs_tui.engine.format import earlier_note, outcome_line, row, summary
-from jobs_tui.engine.model import JobRecord
-
-
-def now_ms() -> float:
-    return time.time() * 1000
+from jobs_tui.engine.model import JobRecord, now_ms
 
 
 def record_of(details: dict[str, Any]) -> JobRecord:

@@ -10,6 +10,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..format import elapsed_ms as format_elapsed_ms
 from ..model import EndReason, JobRecord, JobStatus, now_ms
 from ..paths import is_job_id
 from .validation import ToolInputError
@@ -97,8 +98,7 @@ def parse_utc(text: str, field: str) -> float:
 
 
 def elapsed_ms(record: JobRecord) -> int:
-    end = record.finished_at if record.finished_at is not None else now_ms()
-    return max(0, int(end - record.started_at))
+    return int(format_elapsed_ms(record, now_ms()))
 
 
 def last_output_ms(manager: JobManager, record: JobRecord) -> float:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from ..model import JobRecord, now_ms
 from ..results import JobError, Refused
 from .common import (
-    OUTPUT_CAP,
     elapsed_ms,
     error_result,
     iso_utc,
@@ -32,7 +31,7 @@ from .common import (
     stop_reason,
     wait_until,
 )
-from .cursors import Facade, UnreadCursors
+from .cursors import Facade
 from .schemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
 from .validation import ToolInputError, check, clamp
 
@@ -51,15 +50,9 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 class ExecCommandTools(Facade):
     """exec_command, write_stdin, list_sessions, set_on_exit and kill_session."""
 
-    def __init__(
-        self,
-        manager: JobManager,
-        *,
-        cursors: UnreadCursors | None = None,
-        output_cap: int = OUTPUT_CAP,
-    ) -> None:
-        super().__init__(manager, cursors=cursors, output_cap=output_cap)
-        self._stopping: set[str] = set()
+    def __init__(self, manager: JobManager, **options: Any) -> None:
+        super().__init__(manager, **options)
+        self._stopping: set[str] = set()  # kills under way, so a second one waits for it
 
     async def call(self, tool: str, args: Any = None) -> dict[str, Any]:
         """Dispatch by tool name, as a host that registered all five does."""
