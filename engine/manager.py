@@ -58,6 +58,8 @@ class JobManager(ControlMixin, ReadingMixin):
         self.persistent = persistent
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
         self.problems: list[str] = list(self.config.warnings)
+        self._reported_problems: set[str] = set()
+        self.pruned = 0  # own finished records dropped by max_jobs (see Registry.prune)
         self._links: dict[str, ShimLink] = {}
         self._finished: dict[str, asyncio.Event] = {}
         self._subscribers: list[Subscriber] = []
@@ -290,6 +292,15 @@ class JobManager(ControlMixin, ReadingMixin):
         if record is None:
             raise UnknownJob(f"id {job_id!r} is not a known job", "id")
         return record
+
+    def take_problems(self) -> list[str]:
+        """Problems (quarantined files, skipped entries, refused paths) not reported yet."""
+        fresh = []
+        for problem in [*self.problems, *self.registry.problems]:
+            if problem not in self._reported_problems:
+                self._reported_problems.add(problem)
+                fresh.append(problem)
+        return fresh
 
     def is_own(self, record: JobRecord) -> bool:
         return record.session_id == self.session_id

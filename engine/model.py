@@ -73,6 +73,7 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("shim_token", "shimToken", str),
     ("log_bytes", "logBytes", int),
     ("log_lost_bytes", "logLostBytes", int),
+    ("stopping_at", "stoppingAt", int),
 )
 
 
@@ -109,11 +110,17 @@ class JobRecord:
     shim_token: str | None = None
     log_bytes: int = 0
     log_lost_bytes: int = 0
+    stopping_at: int | None = None  # a kill is in progress since (epoch ms); None otherwise
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property
     def running(self) -> bool:
         return self.status is JobStatus.RUNNING
+
+    @property
+    def stopping(self) -> bool:
+        """Running, with a kill under way (TERM sent, the grace not over)."""
+        return self.running and self.stopping_at is not None
 
     @property
     def number(self) -> int:

@@ -32,7 +32,9 @@ class KillResult:
     signal: str
     leftovers: int = 0
     adopted: bool = False
-    error: str | None = None
+    note: str | None = None  # what happened besides the kill (already finished, leftovers)
+    escalated: bool = False  # SIGKILL followed the signal because the tree outlived the grace
+    processes: int = 0  # processes of the tree the kill reached
 
 
 @dataclass

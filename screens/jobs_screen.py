@@ -312,8 +312,8 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         except JobError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        if result.error:
-            self.notify(result.error, markup=False)
+        if result.note:
+            self.notify(result.note, markup=False)
         else:
             self.notify(outcome_line(result.job, self.clock()), title="Killed", markup=False)
         self.refresh_jobs(force=True)

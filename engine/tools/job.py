@@ -84,8 +84,8 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
             details["adopted"] = True
         if result.leftovers:
             details["leftoversKilled"] = result.leftovers
-        if result.error:
-            details["error"] = result.error
+        if result.note:
+            details["error"] = result.note
         return details
     if action == "wait":
         return await _wait(manager, call)
