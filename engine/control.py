@@ -128,8 +128,14 @@ class ControlMixin:
             raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
         return record
 
-    async def wait(self: JobManager, job_id: str, timeout_ms: int = 30_000) -> JobRecord:
-        """The record once finished, or still running when `timeout_ms` passes."""
+    async def wait(
+        self: JobManager, job_id: str, timeout_ms: int = 30_000, *, report: bool = True
+    ) -> JobRecord:
+        """The record once finished, or still running when `timeout_ms` passes.
+
+        `report=False` leaves a finish unreported (not `seen`), for a caller that reports it
+        only once the job's output has been read.
+        """
         record = self.get(job_id)
         deadline = time.monotonic() + timeout_ms / 1000
         while record.running:
@@ -144,7 +150,8 @@ class ControlMixin:
                 await asyncio.sleep(min(left, 0.2))
                 self.registry.refresh_peers(now_ms())
             record = self.get(job_id)
-        self._mark_seen(record)
+        if report:
+            self._mark_seen(record)
         return record
 
     async def kill(self: JobManager, job_id: str, signal: str = "SIGTERM") -> KillResult:

@@ -159,7 +159,7 @@ async def wait_until(manager: JobManager, job_id: str, deadline_ms: float) -> Jo
     left = deadline_ms - now_ms()
     if left <= 0:
         return manager.get(job_id)
-    return await manager.wait(job_id, int(left))
+    return await manager.wait(job_id, int(left), report=False)
 
 
 def error_result(kind: str, name: str, exc: Exception) -> dict[str, Any]:

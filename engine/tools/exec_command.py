@@ -103,7 +103,7 @@ class ExecCommandTools(Facade):
             cwd=v.get("workdir"),
             tty=bool(v.get("tty")),
         )
-        record = await self.jm.wait(record.id, int(yield_ms))
+        record = await self.jm.wait(record.id, int(yield_ms), report=False)
         status = "completed" if not record.running else "deadline"
         return await self._collect("exec_command", record, "relative", status)
 
@@ -161,7 +161,7 @@ class ExecCommandTools(Facade):
         if mode == "immediate":
             record = self.jm.get(job_id)
             return record, mode, "completed" if not record.running else "snapshot"
-        record = await self.jm.wait(job_id, ms)
+        record = await self.jm.wait(job_id, ms, report=False)
         return record, mode, "completed" if not record.running else "deadline"
 
     async def _collect(
@@ -169,8 +169,9 @@ class ExecCommandTools(Facade):
     ) -> dict[str, Any]:
         unread = await self.cursors.read(record.id, self.output_cap)
         if not record.running:
-            record = await self.jm.status(record.id)  # reporting completion consumes the wake
             self._stopping.discard(record.id)
+            if not unread.remaining:  # the result is reported once its last byte went out
+                record = await self.jm.status(record.id)  # which consumes the wake
         result: dict[str, Any] = {
             "operation": operation,
             "session_id": record.number,

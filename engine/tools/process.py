@@ -108,7 +108,7 @@ class ProcessTools(Facade):
         )
         if not v.get("background"):
             wait_ms = clamp(v.get("yieldMs", YIELD_DEFAULT_MS), YIELD_MIN_MS, YIELD_MAX_MS)
-            record = await self.jm.wait(record.id, int(wait_ms))
+            record = await self.jm.wait(record.id, int(wait_ms), report=False)
         unread = await self.cursors.read(record.id, self.output_cap)
         result: dict[str, Any] = {
             "action": "exec",
@@ -128,7 +128,8 @@ class ProcessTools(Facade):
                 + (f"\n\n{unread.text}" if unread.text else "")
             )
             return result
-        record = await self.jm.status(record.id)
+        if not unread.remaining:  # reported once all of its output was read
+            record = await self.jm.status(record.id)
         result.update(exitCode=record.exit_code, exitSignal=record.signal, state=state(record))
         result["text"] = (unread.text or "(no output)") + (
             "" if result["status"] == "completed" else f"\n\n{exit_text(record)}"
@@ -185,9 +186,9 @@ class ProcessTools(Facade):
         wait_ms = clamp(v.get("timeout", 0), 0, POLL_WAIT_MAX_MS)
         record = self.jm.get(job_id)
         if wait_ms and record.running:
-            record = await self.jm.wait(job_id, int(wait_ms))
+            record = await self.jm.wait(job_id, int(wait_ms), report=False)
         unread = await self.cursors.read(job_id, self.output_cap)
-        if not record.running:
+        if not record.running and not unread.remaining:  # reported once all of it was read
             record = await self.jm.status(job_id)
         result = self._base("poll", record)
         result["output"] = unread.text

@@ -224,3 +224,18 @@ async def test_yield_until_waits_for_an_absolute_time(ec: ExecCommandTools):
     far = await ec.write_stdin(session_id=r["session_id"], yield_until="2999-01-01T00:00:00Z")
     assert far["field"] == "yield_until" and "24 hours" in far["error"]
     await ec.kill_session(session_id=r["session_id"])
+
+
+async def test_a_finished_job_is_seen_only_once_its_output_is_read(jm: JobManager):
+    # Its result is reported only when the last unread byte went out: before that the
+    # job still has news, and pruning must not take it (issue 8, item 3).
+    ec = ExecCommandTools(jm, output_cap=1000)
+    r = await ec.exec_command(cmd="seq 1 2000", yield_time_ms=5000)
+    assert r["running"] is False and r["output_truncated"] is True
+    assert jm.get(r["job_id"]).seen is False
+    while True:
+        more = await ec.write_stdin(session_id=r["session_id"], yield_time_ms=0)
+        if not more.get("output_truncated"):
+            break
+        assert jm.get(r["job_id"]).seen is False
+    assert jm.get(r["job_id"]).seen is True

@@ -185,3 +185,15 @@ async def test_one_engine_under_all_three_vocabularies(jm: JobManager):
     assert k["killed"] is True
     status = await jm.call({"action": "status", "id": "j2"})
     assert status["job"]["status"] == "killed"
+
+
+async def test_poll_marks_a_finished_job_seen_only_once_its_output_is_read(jm: JobManager):
+    pt = ProcessTools(jm, output_cap=1000)
+    r = await pt.exec(command="seq 1 2000", yieldMs=5000)
+    assert r["status"] == "completed" and r["truncated"] is True
+    assert jm.get(r["sessionId"]).seen is False
+    polled = await pt.process(action="poll", sessionId=r["sessionId"])
+    assert polled["truncated"] is True and jm.get(r["sessionId"]).seen is False
+    while polled.get("truncated"):
+        polled = await pt.process(action="poll", sessionId=r["sessionId"])
+    assert jm.get(r["sessionId"]).seen is True
