@@ -41,9 +41,9 @@ _LAZY = {
 
 def __getattr__(name: str) -> object:
     if name == "job_tool_schema":
-        from .calls import json_schema
+        from .callschema import job_schema
 
-        return json_schema
+        return job_schema
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'jobs_tui.engine' has no attribute {name!r}")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..format import elapsed_ms as format_elapsed_ms
 from ..model import EndReason, JobRecord, JobStatus, now_ms
 from ..paths import is_job_id
-from .validation import ToolInputError
+from .validation import ToolInputError, quote
 
 if TYPE_CHECKING:
     from ..manager import JobManager
@@ -24,12 +24,14 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 def job_id_from(value: Any, field: str) -> str:
     """`1`, `"1"` or `"j1"` -> `"j1"`; anything else is an error naming `field`."""
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    text = value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**10:
+        text = str(value)
     if isinstance(text, str):
         candidate = text if text.startswith("j") else f"j{text}"
         if is_job_id(candidate):
             return candidate
-    raise ToolInputError(f"{field} {value!r} is not a session id such as 1 (or j1)", field)
+    raise ToolInputError(f"{field} {quote(value)} is not a session id such as 1 (or j1)", field)
 
 
 def state(record: JobRecord) -> str:
@@ -85,15 +87,24 @@ def iso_utc(ms: float | None) -> str | None:
 
 
 def parse_utc(text: str, field: str) -> float:
-    """ISO 8601 with a zone (Z or +hh:mm) -> epoch ms."""
+    """A time the schema's ISO_TIME rule admits (with its zone) -> epoch ms.
+
+    The rule cannot know that a month lacks a day (2030-02-30): that is refused here.
+    """
+    import re
     from datetime import datetime
 
+    from .schemas import ISO_TIME
+
+    if "\n" in text or not re.search(ISO_TIME, text):
+        raise ToolInputError(
+            f"{field} {quote(text)} is not a time such as 2030-01-01T00:00:00Z (with its zone)",
+            field,
+        )
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError as exc:
-        raise ToolInputError(f"{field} {text!r} is not an ISO 8601 time", field) from exc
-    if moment.tzinfo is None:
-        raise ToolInputError(f"{field} {text!r} needs a zone, such as a trailing Z", field)
+        raise ToolInputError(f"{field} {quote(text)} names no real time", field) from exc
     return moment.timestamp() * 1000
 
 

@@ -12,12 +12,14 @@ session, bounded per call (`output_truncated` and a note say what is left).
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..model import JobRecord, now_ms
 from ..results import JobError, Refused
+from ..schemacheck import clip
 from .common import (
     elapsed_ms,
     error_result,
@@ -32,8 +34,9 @@ from .common import (
     wait_until,
 )
 from .cursors import Facade
+from .keys import parse_escapes
 from .schemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
-from .validation import ToolInputError, check, clamp
+from .validation import ToolInputError, check, clamp, quote
 
 if TYPE_CHECKING:
     from ..manager import JobManager
@@ -65,14 +68,14 @@ class ExecCommandTools(Facade):
         }
         handler = handlers.get(tool)
         if handler is None:
-            unknown = ToolInputError(f"unknown tool {tool!r}", "tool")
-            return error_result("operation", str(tool), unknown)
+            unknown = ToolInputError(f"unknown tool {quote(tool)}", "tool")
+            return error_result("operation", clip(str(tool)), unknown)
         try:
-            return await handler(args)
+            return await handler(check_call(tool, args))
         except (ToolInputError, JobError) as exc:
             result = error_result("operation", tool, exc)
-            if result["field"] == "id":  # the engine's name for what this vocabulary calls so
-                result["field"] = "session_id"
+            # the engine's names for what this vocabulary calls otherwise
+            result["field"] = _FIELD_NAMES.get(result["field"], result["field"])
             return result
 
     async def exec_command(self, args: Any = None, /, **fields: Any) -> dict[str, Any]:
@@ -91,8 +94,7 @@ class ExecCommandTools(Facade):
         return await self.call("kill_session", merge_fields(args, fields))
 
     # -- exec_command -------------------------------------------------------------
-    async def _exec_command(self, args: Any) -> dict[str, Any]:
-        v = check(EXEC_COMMAND, args, "exec_command")
+    async def _exec_command(self, v: dict[str, Any]) -> dict[str, Any]:
         yield_ms = clamp(v.get("yield_time_ms", YIELD_DEFAULT_MS), YIELD_MIN_MS, YIELD_MAX_MS)
         timeout_ms = round(v.get("timeout_seconds", TIMEOUT_DEFAULT_S) * 1000)
         record = await self.jm.start(
@@ -108,23 +110,8 @@ class ExecCommandTools(Facade):
         return await self._collect("exec_command", record, "relative", status)
 
     # -- write_stdin --------------------------------------------------------------
-    async def _write_stdin(self, args: Any) -> dict[str, Any]:
-        v = check(WRITE_STDIN, args, "write_stdin")
-        job_id = job_id_from(v["session_id"], "session_id")
-        data = _input_bytes(v)
-        if ("cols" in v) != ("rows" in v):
-            missing = "rows" if "cols" in v else "cols"
-            raise ToolInputError(
-                f"a resize needs both cols and rows; {missing} is missing", missing
-            )
-        until_ms = None
-        if "yield_until" in v:
-            for other in ("yield_time_ms", "chars", "chars_b64", "end_stdin"):
-                if other in v:
-                    raise ToolInputError(f"yield_until cannot be combined with {other}", other)
-            until_ms = parse_utc(v["yield_until"], "yield_until")
-            if until_ms - time.time() * 1000 > MAX_ABSOLUTE_WAIT_MS:
-                raise ToolInputError("yield_until is more than 24 hours ahead", "yield_until")
+    async def _write_stdin(self, v: dict[str, Any]) -> dict[str, Any]:
+        job_id, data, until_ms = v["job_id"], v["input_bytes"], v.get("until_ms")
         record = self.jm.get(job_id)
         eof = bool(v.get("end_stdin"))
         if eof and record.tty:
@@ -206,8 +193,7 @@ class ExecCommandTools(Facade):
         return result
 
     # -- list_sessions, set_on_exit, kill_session -----------------------------------
-    async def _list_sessions(self, args: Any) -> dict[str, Any]:
-        check(LIST_SESSIONS, args, "list_sessions")
+    async def _list_sessions(self, v: dict[str, Any]) -> dict[str, Any]:
         sessions = []
         for record in self.jm.jobs(include_peers=False):
             sessions.append(
@@ -240,10 +226,8 @@ class ExecCommandTools(Facade):
             "just_exited_count": completed,
         }
 
-    async def _set_on_exit(self, args: Any) -> dict[str, Any]:
-        v = check(SET_ON_EXIT, args, "set_on_exit")
-        job_id = job_id_from(v["session_id"], "session_id")
-        record = self.jm.get(job_id)
+    async def _set_on_exit(self, v: dict[str, Any]) -> dict[str, Any]:
+        record = self.jm.get(v["job_id"])
         if not self.jm.is_own(record):
             raise Refused(f"session {record.number} is another session's job; unchanged", "id")
         record = await self.jm.set_wake(record.id, v["on_exit"] == "wake")
@@ -257,9 +241,8 @@ class ExecCommandTools(Facade):
             "supervision": self.supervision(record),
         }
 
-    async def _kill_session(self, args: Any) -> dict[str, Any]:
-        v = check(KILL_SESSION, args, "kill_session")
-        job_id = job_id_from(v["session_id"], "session_id")
+    async def _kill_session(self, v: dict[str, Any]) -> dict[str, Any]:
+        job_id = v["job_id"]
         signal = v.get("signal", "SIGTERM")
         record = self.jm.get(job_id)
         result: dict[str, Any] = {"operation": "kill_session", "session_id": record.number}
@@ -320,6 +303,43 @@ class ExecCommandTools(Facade):
         }
 
 
+_SCHEMAS = {
+    "exec_command": EXEC_COMMAND,
+    "write_stdin": WRITE_STDIN,
+    "list_sessions": LIST_SESSIONS,
+    "set_on_exit": SET_ON_EXIT,
+    "kill_session": KILL_SESSION,
+}
+_FIELD_NAMES = {
+    "id": "session_id",
+    "command": "cmd",
+    "cwd": "workdir",
+    "timeoutMs": "timeout_seconds",
+}
+
+
+def check_call(tool: str, args: Any) -> dict[str, Any]:
+    """Every check of a call's input, before anything acts (pure but for the clock).
+
+    The schema's rules, then what no schema can say: a yield_until's calendar day and
+    that it is at most 24 hours ahead. Adds `job_id`, `input_bytes` and `until_ms`.
+    """
+    schema = _SCHEMAS.get(tool)
+    if schema is None:
+        raise ToolInputError(f"unknown tool {quote(tool)}", "tool")
+    v = check(schema, args, tool)
+    if "session_id" in v:
+        v["job_id"] = job_id_from(v["session_id"], "session_id")
+    if tool == "write_stdin":
+        v["input_bytes"] = _input_bytes(v)
+        if "yield_until" in v:
+            until_ms = parse_utc(v["yield_until"], "yield_until")
+            if until_ms - time.time() * 1000 > MAX_ABSOLUTE_WAIT_MS:
+                raise ToolInputError("yield_until is more than 24 hours ahead", "yield_until")
+            v["until_ms"] = until_ms
+    return v
+
+
 def wait_plan(asked: float | None, acts: bool) -> tuple[str, int]:
     """("immediate", 0) or ("relative", ms) for a write_stdin without yield_until.
 
@@ -337,20 +357,11 @@ def wait_plan(asked: float | None, acts: bool) -> tuple[str, int]:
 
 
 def _input_bytes(v: dict[str, Any]) -> bytes:
-    if "chars" in v and "chars_b64" in v:
-        raise ToolInputError("chars and chars_b64 are mutually exclusive", "chars_b64")
+    """The bytes `chars` or `chars_b64` stand for (the schema already holds their form)."""
     if "chars" in v:
-        from .keys import parse_escapes
-
         return parse_escapes(v["chars"], "chars")
     if "chars_b64" in v:
-        import base64
-        import binascii
-
-        try:
-            return base64.b64decode(v["chars_b64"], validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise ToolInputError("chars_b64 is not valid base64", "chars_b64") from exc
+        return base64.b64decode(v["chars_b64"], validate=True)
     return b""
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..callschema import SPACES
+from ..schemacheck import explain, quote
 from .validation import ToolInputError
 
 ESC = "\x1b"
@@ -36,14 +38,39 @@ class InputError(ToolInputError):
     """Input that cannot be turned into bytes; `field` names the offending call field."""
 
 
+def _encode(text: str, field: str = "keys") -> bytes:
+    """UTF-8, and U+DC80-U+DCFF back to the bytes they stand for (surrogateescape)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        bad = ord(text[exc.start])
+        raise InputError(f"{field} contains the lone surrogate U+{bad:04X}", field) from None
+
+
+# An escape that `parse_escapes` refuses, found where an escape starts (after an even run
+# of backslashes): the schema's `chars` rule is "no match", and the property tests hold
+# the parser to it.
+BAD_ESCAPE = (
+    r"(?:^|[^\\])(?:\\\\)*\\(?:$|[^\\'"
+    '"'
+    r"?abefnrtv0-7xuU]"  # '"' unescaped: ECMA
+    r"|x(?:[^0-9A-Fa-f]|$)"
+    r"|u(?:[0-9A-Fa-f]{0,3}(?:[^0-9A-Fa-f]|$)|[Dd][89A-Fa-f])"
+    r"|U(?:[0-9A-Fa-f]{0,7}(?:[^0-9A-Fa-f]|$)|0000[Dd][89A-Fa-f]"
+    r"|00(?:1[1-9A-Fa-f]|[2-9A-Fa-f][0-9A-Fa-f])|0[1-9A-Fa-f]|[1-9A-Fa-f])"
+    r"|[4-7][0-7]{2})"
+)
+
+
 def parse_escapes(text: str, field: str = "chars") -> bytes:
     r"""C-style escapes to bytes: `\n \r \t \e \\ \xHH \NNN \uHHHH \UHHHHHHHH`, others literal.
 
-    `\x` and octal escapes are raw bytes; `\u`/`\U` and plain characters are UTF-8.
-    An unknown escape is an error rather than a guess, so `\q` never reaches a job.
+    `\x` and octal escapes are raw bytes; `\u`/`\U` and plain characters are UTF-8
+    (U+DC80-U+DCFF: the byte they stand for). An unknown escape is an error rather than a
+    guess, so `\q` never reaches a job.
     """
     if "\\" not in text:
-        return text.encode("utf-8")
+        return _encode(text, field)
     out = bytearray()
     i, n = 0, len(text)
     while i < n:
@@ -51,7 +78,7 @@ def parse_escapes(text: str, field: str = "chars") -> bytes:
         if ch != "\\":
             j = text.find("\\", i)
             j = n if j < 0 else j
-            out += text[i:j].encode("utf-8")
+            out += _encode(text[i:j], field)
             i = j
             continue
         if i + 1 >= n:
@@ -121,8 +148,34 @@ _ALIASES = {
     "arrowleft": "left",
     "arrowright": "right",
 }
-_MOD_PREFIX = re.compile(r"^([CMScms])-(?=.)")
-_HEX_BYTE = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{1,2})$")
+_MODIFIERS = "CMScms"
+_F_KEY = re.compile(r"f(1[0-2]|[1-9])\Z")
+_CTRL_CHARS = "?@[\\]^_ "  # besides ASCII letters: the characters C-x can be typed with
+
+
+def _key_names() -> list[str]:
+    names = [*_CSI_LETTER, *_CSI_TILDE, *_PLAIN, *_ALIASES]
+    return sorted(set(names), key=lambda n: (-len(n), n))
+
+
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+_NAME = "(?:" + "|".join(_any_case(n) for n in _key_names()) + "|[Ff](?:1[0-2]|[1-9]))"
+_MOD = f"[{_MODIFIERS}]-"
+_CTRL = "[A-Za-z" + re.sub(r"([\[\]\\^])", r"\\\1", _CTRL_CHARS) + "]"
+# A key token: literal text (anything not starting with a modifier like "C-x"), or
+# modifiers then a key name or one character, with C- only where a control character
+# exists. A modified token never holds a line break (KEY_LINE_BREAK).
+KEY = (
+    rf"^(?:[^{_MODIFIERS}][\s\S]*|[{_MODIFIERS}](?:[^-][\s\S]*)?|{_MOD}"
+    rf"|(?:[MSms]-)+(?:{_NAME}|[^\n])"
+    rf"|(?:{_MOD})*[Cc]-(?:{_MOD})*(?:{_NAME}|{_CTRL}))$"
+)
+KEY_LINE_BREAK = rf"^{_MOD}[\s\S]*\n"
+# A raw byte for `hex`: one or two hex digits, optionally 0x, spaces around allowed.
+HEX_BYTE = rf"^[{SPACES}]*(?:0[xX])?([0-9a-fA-F]{{1,2}})[{SPACES}]*$"
 
 
 def _modifier_code(ctrl: bool, alt: bool, shift: bool) -> int:
@@ -131,10 +184,13 @@ def _modifier_code(ctrl: bool, alt: bool, shift: bool) -> int:
 
 
 def _ctrl_char(ch: str) -> str | None:
+    """The control character C-`ch` types (ASCII only: 'ı'.upper() is no 'I' here)."""
     if ch == "?":
         return "\x7f"
     if ch == " ":
         return "\x00"
+    if len(ch) != 1 or not ch.isascii():
+        return None
     code = ord(ch.upper())
     return chr(code & 0x1F) if 0x40 <= code <= 0x5F else None
 
@@ -149,8 +205,9 @@ def _named(base: str, ctrl: bool, alt: bool, shift: bool, application: bool) -> 
     if base in _CSI_TILDE:
         number = _CSI_TILDE[base]
         return f"{ESC}[{number};{mod}~" if mod > 1 else f"{ESC}[{number}~"
-    if base.startswith("f") and base[1:].isdigit() and 1 <= int(base[1:]) <= 12:
-        n = int(base[1:])
+    f_key = _F_KEY.match(base)
+    if f_key:
+        n = int(f_key.group(1))
         if n in _F_SS3:
             return f"{ESC}[1;{mod}{_F_SS3[n]}" if mod > 1 else f"{ESC}O{_F_SS3[n]}"
         return f"{ESC}[{_F_TILDE[n]};{mod}~" if mod > 1 else f"{ESC}[{_F_TILDE[n]}~"
@@ -165,7 +222,10 @@ def _named(base: str, ctrl: bool, alt: bool, shift: bool, application: bool) -> 
 
 
 def encode_key(token: str, *, application: bool = False) -> str:
-    """One token: `Enter`, `C-c`, `M-x`, `S-Tab`, `C-S-Up`, `F5`, `^C`, or literal text."""
+    """One token: `Enter`, `C-c`, `M-x`, `S-Tab`, `C-S-Up`, `F5`, `^C`, or literal text.
+
+    Accepts exactly what the schema's KEY rule does (the property tests hold it to that).
+    """
     if not token:
         raise InputError("keys: an empty key token", "keys")
     if len(token) == 2 and token[0] == "^":
@@ -174,8 +234,8 @@ def encode_key(token: str, *, application: bool = False) -> str:
             return ctrl
     ctrl = alt = shift = modified = False
     rest = token
-    while match := _MOD_PREFIX.match(rest):
-        letter = match.group(1).lower()
+    while len(rest) > 2 and rest[0] in _MODIFIERS and rest[1] == "-":
+        letter = rest[0].lower()
         ctrl, alt, shift = ctrl or letter == "c", alt or letter == "m", shift or letter == "s"
         rest, modified = rest[2:], True
     base = _ALIASES.get(rest.lower(), rest.lower())
@@ -184,25 +244,49 @@ def encode_key(token: str, *, application: bool = False) -> str:
     seq = _named(base, ctrl, alt, shift, application)
     if seq is not None:
         return seq
-    if len(rest) == 1:
-        ch = rest.upper() if shift and rest.isalpha() else rest
+    if len(rest) == 1 and not (modified and rest == "\n"):
+        upper = rest.upper()
+        ch = upper if shift and rest.isalpha() and len(upper) == 1 else rest
         if ctrl:
             control = _ctrl_char(ch)
             if control is None:
-                raise InputError(f"keys: {token!r} has no control character", "keys")
+                raise InputError(f"keys: {quote(token)} has no control character", "keys")
             ch = control
         return ESC + ch if alt else ch
     if modified:
-        raise InputError(f"keys: {rest!r} in {token!r} is not a key name", "keys")
+        raise InputError(f"keys: {quote(rest)} in {quote(token)} is not a key name", "keys")
     return rest  # literal text
+
+
+@explain(KEY)
+def _explain_key(name: str, value: str) -> str:
+    try:
+        encode_key(value)
+    except InputError as exc:
+        return f"{name}: {str(exc).removeprefix('keys: ')}"
+    return f"{name}: {quote(value)} is not a key such as Enter, C-c or F5"
+
+
+@explain(HEX_BYTE)
+def _explain_hex(name: str, value: str) -> str:
+    return f"{name}: {quote(value)} is not a byte such as '1b' or '0x03'"
+
+
+@explain(BAD_ESCAPE)
+def _explain_escape(name: str, value: str) -> str:
+    try:
+        parse_escapes(value, name)
+    except InputError as exc:
+        return str(exc)
+    return f"{name} has an escape that is not \\n \\r \\t \\e \\xHH \\uHHHH or \\\\"
 
 
 def parse_hex(values: list[str]) -> bytes:
     out = bytearray()
     for raw in values:
-        match = _HEX_BYTE.match(raw.strip())
+        match = re.search(HEX_BYTE, raw)
         if not match:
-            raise InputError(f"hex: {raw!r} is not a byte such as '1b' or '0x03'", "hex")
+            raise InputError(f"hex: {quote(raw)} is not a byte such as '1b' or '0x03'", "hex")
         out.append(int(match.group(1), 16))
     return bytes(out)
 
@@ -217,20 +301,20 @@ def encode_keys(
     """`literal`, then `hex`, then `keys`, as the process tool's send-keys orders them."""
     out = bytearray()
     if literal:
-        out += literal.encode("utf-8")
+        out += _encode(literal, "literal")
     if hex_bytes:
         out += parse_hex(hex_bytes)
     for token in keys or []:
-        out += encode_key(token, application=application).encode("utf-8")
+        out += _encode(encode_key(token, application=application))
     return bytes(out)
 
 
 def bracketed_paste(text: str, bracketed: bool = True) -> bytes:
     """Text wrapped in ESC[200~ … ESC[201~; markers inside the text are removed first."""
     if not bracketed:
-        return text.encode("utf-8")
+        return _encode(text, "text")
     inner = text.replace(PASTE_START, "").replace(PASTE_END, "")
-    return (PASTE_START + inner + PASTE_END).encode("utf-8")
+    return _encode(PASTE_START + inner + PASTE_END, "text")
 
 
 def application_cursor_mode(raw_tail: bytes) -> bool:

@@ -13,11 +13,12 @@ with the exec_command vocabulary: one reader per session).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..format import duration, earlier_note
 from ..model import JobRecord
 from ..results import JobError, Refused
+from ..schemacheck import clip
 from .common import (
     derive_name,
     elapsed_ms,
@@ -29,29 +30,13 @@ from .common import (
 from .cursors import Facade
 from .keys import application_cursor_mode, bracketed_paste, encode_keys
 from .schemas import EXEC, PROCESS
-from .validation import ToolInputError, check, clamp
-
-if TYPE_CHECKING:
-    pass
+from .validation import ToolInputError, check, clamp, quote
 
 YIELD_DEFAULT_MS, YIELD_MIN_MS, YIELD_MAX_MS = 10_000, 10, 120_000
 TIMEOUT_DEFAULT_S = 1800
 POLL_WAIT_MAX_MS = 30_000
 LOG_TAIL_LINES = 200
 KEY_MODE_TAIL = 64 * 1024  # bytes of raw output searched for the cursor-key mode
-
-APPLIES: dict[str, frozenset[str]] = {
-    "list": frozenset(),
-    "poll": frozenset({"sessionId", "timeout"}),
-    "log": frozenset({"sessionId", "offset", "limit"}),
-    "write": frozenset({"sessionId", "data", "eof"}),
-    "send-keys": frozenset({"sessionId", "keys", "hex", "literal"}),
-    "submit": frozenset({"sessionId"}),
-    "paste": frozenset({"sessionId", "text", "bracketed"}),
-    "kill": frozenset({"sessionId"}),
-    "clear": frozenset({"sessionId"}),
-    "remove": frozenset({"sessionId"}),
-}
 
 
 def status_word(record: JobRecord) -> str:
@@ -77,15 +62,14 @@ class ProcessTools(Facade):
     async def call(self, tool: str, args: Any = None) -> dict[str, Any]:
         action = args.get("action") if isinstance(args, dict) else None
         try:
+            v = check_call(tool, args)
             if tool == "exec":
-                return await self._exec(args)
-            if tool == "process":
-                return await self._process(args)
-            raise ToolInputError(f"unknown tool {tool!r}", "tool")
+                return await self._exec(v)
+            return await self._process(v)
         except (ToolInputError, JobError) as exc:
-            result = error_result("action", action if isinstance(action, str) else tool, exc)
-            if result["field"] == "id":
-                result["field"] = "sessionId"
+            name = clip(action) if isinstance(action, str) else clip(str(tool))
+            result = error_result("action", name, exc)
+            result["field"] = _FIELD_NAMES.get(result["field"], result["field"])
             result["text"] = str(exc)
             return result
 
@@ -96,8 +80,7 @@ class ProcessTools(Facade):
         return await self.call("process", merge_fields(args, fields))
 
     # -- exec ---------------------------------------------------------------------
-    async def _exec(self, args: Any) -> dict[str, Any]:
-        v = check(EXEC, args, "exec")
+    async def _exec(self, v: dict[str, Any]) -> dict[str, Any]:
         record = await self.jm.start(
             v["command"],
             stdin=True,
@@ -137,19 +120,12 @@ class ProcessTools(Facade):
         return result
 
     # -- process ------------------------------------------------------------------
-    async def _process(self, args: Any) -> dict[str, Any]:
-        v = check(PROCESS, args, "process")
+    async def _process(self, v: dict[str, Any]) -> dict[str, Any]:
         action = v["action"]
-        for name in v:
-            if name != "action" and name not in APPLIES[action]:
-                raise ToolInputError(f"{name} does not apply to action {action!r}", name)
         if action == "list":
             return self._list()
-        if "sessionId" not in v:
-            raise ToolInputError(f"sessionId is required for action {action!r}", "sessionId")
-        job_id = job_id_from(v["sessionId"], "sessionId")
         handler = getattr(self, "_" + action.replace("-", "_"))
-        return await handler(job_id, v)
+        return await handler(v["job_id"], v)
 
     def _list(self) -> dict[str, Any]:
         sessions = []
@@ -227,17 +203,13 @@ class ProcessTools(Facade):
         return result
 
     async def _write(self, job_id: str, v: dict[str, Any]) -> dict[str, Any]:
-        data = v.get("data", "").encode("utf-8")
+        data = v.get("data", "").encode("utf-8", "surrogateescape")
         eof = bool(v.get("eof"))
-        if not data and not eof:
-            raise ToolInputError("data is required unless eof is true", "data")
         reply = await self.jm.send_bytes(job_id, data, eof=eof)
         closed = " (stdin closed)" if reply["stdinClosed"] else ""
         return self._sent("write", reply, f"Wrote {reply['sent']} bytes to {job_id}{closed}.")
 
     async def _send_keys(self, job_id: str, v: dict[str, Any]) -> dict[str, Any]:
-        if not any(v.get(k) for k in ("keys", "hex", "literal")):
-            raise ToolInputError("send-keys needs keys, hex or literal", "keys")
         application = application_cursor_mode(self._raw_tail(job_id))
         data = encode_keys(v.get("keys"), v.get("hex"), v.get("literal"), application=application)
         reply = await self.jm.send_bytes(job_id, data)
@@ -248,9 +220,7 @@ class ProcessTools(Facade):
         return self._sent("submit", reply, f"Submitted {job_id} (sent CR).")
 
     async def _paste(self, job_id: str, v: dict[str, Any]) -> dict[str, Any]:
-        text = v.get("text", "")
-        if not text:
-            raise ToolInputError("text is required for paste and must not be empty", "text")
+        text = v["text"]
         reply = await self.jm.send_bytes(job_id, bracketed_paste(text, v.get("bracketed", True)))
         return self._sent("paste", reply, f"Pasted {len(text)} chars to {job_id}.")
 
@@ -310,6 +280,24 @@ class ProcessTools(Facade):
                 return fh.read(KEY_MODE_TAIL)
         except (OSError, JobError):
             return b""
+
+
+_FIELD_NAMES = {"id": "sessionId", "cwd": "workdir", "timeoutMs": "timeout"}
+
+
+def check_call(tool: str, args: Any) -> dict[str, Any]:
+    """Every check of a call's input, before anything acts: the schema's rules, then the
+    keys encoded once to be sure they can be. Adds `job_id` for a process action."""
+    if tool == "exec":
+        return check(EXEC, args, "exec")
+    if tool != "process":
+        raise ToolInputError(f"unknown tool {quote(tool)}", "tool")
+    v = check(PROCESS, args, "process")
+    if "sessionId" in v:
+        v["job_id"] = job_id_from(v["sessionId"], "sessionId")
+    if v["action"] == "send-keys":
+        encode_keys(v.get("keys"), v.get("hex"), v.get("literal"))
+    return v
 
 
 def _truncation(result: dict[str, Any], remaining: int, job_id: str) -> None:

@@ -42,11 +42,13 @@ def test_required_types_enums_and_ranges_name_their_field():
     fails(EXEC_COMMAND, {"cmd": "ls", "yield_time_ms": -1}, "yield_time_ms", "minimum")
     fails(EXEC_COMMAND, {"cmd": "ls", "yield_time_ms": True}, "yield_time_ms", "a number")
     fails(EXEC_COMMAND, {"cmd": "x" * 4001}, "cmd", "limit is 4000")
-    fails(WRITE_STDIN, {"session_id": 1, "cols": 19, "rows": 24}, "cols", "minimum 20")
-    fails(WRITE_STDIN, {"session_id": 1, "cols": 80, "rows": 301}, "rows", "maximum 300")
+    fails(WRITE_STDIN, {"session_id": 1, "cols": 19, "rows": 24}, "cols", "19 is outside 20-500")
+    fails(WRITE_STDIN, {"session_id": 1, "cols": 80, "rows": 301}, "rows", "301 is outside 5-300")
     fails(WRITE_STDIN, {"session_id": 1.5}, "session_id", "whole number or a string")
-    fails(PROCESS, {"action": "poll", "keys": ["Enter", 3]}, "keys", r"keys\[1\] must be")
-    fails(EXEC, {"command": "ls", "env": {"1BAD": "x"}}, "env", "does not match")
+    keys = {"action": "send-keys", "sessionId": "j1", "keys": ["Enter", 3]}
+    fails(PROCESS, keys, "keys", r"keys\[1\] must be")
+    fails(PROCESS, {"action": "poll", "keys": ["Enter"]}, "keys", "does not apply to action")
+    fails(EXEC, {"command": "ls", "env": {"1BAD": "x"}}, "env", "not a valid variable name")
     fails(EXEC, {"command": "ls", "env": {"OK": 1}}, "env", "env.OK must be a string")
     fails(EXEC, "ls", None, "object of named fields")
 

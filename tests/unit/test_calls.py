@@ -10,9 +10,46 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine import calls
-from jobs_tui.engine.calls import FIELDS, CallError, JobCall, json_schema, validate
+from jobs_tui.engine import callschema, job_tool_schema
+from jobs_tui.engine.calls import CallError, JobCall, validate
 from jobs_tui.engine.model import ACTIONS, KILL_SIGNALS
+
+# What the reference's field table says of each field: its JSON type.
+FIELD_TYPES = {
+    "action": "string",
+    "command": "string",
+    "cwd": "string",
+    "label": "string",
+    "wake": "boolean",
+    "detached": "boolean",
+    "stdin": "boolean",
+    "id": "string",
+    "lines": "integer",
+    "input": "string",
+    "newline": "boolean",
+    "eof": "boolean",
+    "signal": "string",
+    "timeoutMs": "integer",
+    "all": "boolean",
+}
+
+
+def branch(action: str) -> dict:
+    """The schema's rules for one action (its `if action == ...` / `then`)."""
+    for rule in job_tool_schema()["allOf"]:
+        if rule.get("if", {}).get("properties", {}).get("action", {}).get("const") == action:
+            return rule["then"]
+    raise AssertionError(f"no rules for action {action!r}")
+
+
+def applies(action: str) -> set[str]:
+    """The fields an action takes: every property its rules do not set to false."""
+    refused = {name for name, spec in branch(action).get("properties", {}).items() if spec is False}
+    return set(FIELD_TYPES) - {"action"} - refused
+
+
+def needs_id(action: str) -> bool:
+    return "id" in branch(action).get("required", [])
 
 
 def _error(call, **kwargs) -> CallError:
@@ -231,16 +268,16 @@ def test_non_string_key_is_a_call_error():
 NOT_APPLYING = [
     (action, name)
     for action in ACTIONS
-    for name in FIELDS
-    if name != "action" and name not in calls.APPLIES[action]
+    for name in FIELD_TYPES
+    if name != "action" and name not in applies(action)
 ]
 
 
 @pytest.mark.parametrize(("action", "name"), NOT_APPLYING)
 def test_field_not_applying_to_action(action, name):
-    value = {bool: True, int: 5, str: "j1"}[FIELDS[name]]
+    value = {"boolean": True, "integer": 5, "string": "j1"}[FIELD_TYPES[name]]
     call = {"action": action, name: value}
-    if action in calls.NEEDS_ID:
+    if needs_id(action):
         call["id"] = "j1"
     if action == "start":
         call["command"] = "true"
@@ -250,7 +287,7 @@ def test_field_not_applying_to_action(action, name):
 
 def test_applies_table_matches_the_reference():
     # Which fields each action takes, as the reference's field table documents them.
-    assert calls.APPLIES["start"] == {
+    assert applies("start") == {
         "command",
         "cwd",
         "label",
@@ -259,12 +296,14 @@ def test_applies_table_matches_the_reference():
         "stdin",
         "timeoutMs",
     }
-    assert calls.APPLIES["logs"] == {"id", "lines"}
-    assert calls.APPLIES["send"] == {"id", "input", "newline", "eof"}
-    assert calls.APPLIES["kill"] == {"id", "signal"}
-    assert calls.APPLIES["wait"] == {"id", "timeoutMs"}
-    assert calls.APPLIES["clear"] == {"id", "all"}
-    assert set(calls.APPLIES) == set(ACTIONS)
+    assert applies("list") == {"all"}
+    assert applies("status") == {"id"}
+    assert applies("logs") == {"id", "lines"}
+    assert applies("send") == {"id", "input", "newline", "eof"}
+    assert applies("kill") == {"id", "signal"}
+    assert applies("wait") == {"id", "timeoutMs"}
+    assert applies("clear") == {"id", "all"}
+    assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "wait"}
 
 
 @pytest.mark.parametrize(
@@ -431,7 +470,7 @@ _values = st.one_of(
     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
 )
 _calls = st.dictionaries(
-    st.one_of(st.sampled_from(sorted(FIELDS)), st.text(max_size=6)), _values, max_size=6
+    st.one_of(st.sampled_from(sorted(FIELD_TYPES)), st.text(max_size=6)), _values, max_size=6
 )
 
 
@@ -444,13 +483,13 @@ def test_fuzz_validate_returns_a_call_or_names_a_field(action, call):
     except CallError as err:
         assert err.field is not None
         assert err.field in str(err) or repr(err.field) in str(err)
-        assert err.field in FIELDS or err.field in {str(k) for k in call}
+        assert err.field in FIELD_TYPES or err.field in {str(k) for k in call}
         return
     assert isinstance(result, JobCall)
     assert result.action == action
     for name, value in call.items():
         if value is not None:
-            assert name in calls.APPLIES[action] or name == "action"
+            assert name in applies(action) or name == "action"
     if result.id is not None:
         assert re.fullmatch(r"j[1-9][0-9]*", result.id)
     if action == "wait":
@@ -471,11 +510,9 @@ def test_every_job_number_is_a_valid_id(n):
 
 # -- the JSON schema ---------------------------------------------------------------------
 
-_JSON_TYPES = {str: "string", bool: "boolean", int: "integer"}
-
 
 def test_schema_shape():
-    schema = json_schema()
+    schema = job_tool_schema()
     json.dumps(schema)  # JSON-ready
     assert schema["type"] == "object"
     assert schema["required"] == ["action"]
@@ -484,29 +521,34 @@ def test_schema_shape():
     assert isinstance(schema.get("description"), str) and schema["description"]
 
 
-def test_schema_properties_match_fields_exactly():
-    props = json_schema()["properties"]
-    assert set(props) == set(FIELDS)
-    for name, expected in FIELDS.items():
-        assert props[name]["type"] == _JSON_TYPES[expected], name
+def test_schema_properties_match_the_reference_fields():
+    props = job_tool_schema()["properties"]
+    assert set(props) == set(FIELD_TYPES)
+    for name, expected in FIELD_TYPES.items():
+        assert props[name]["type"] == expected, name
 
 
-def test_schema_enums_and_limits_match_validation():
-    props = json_schema()["properties"]
+def test_schema_enums_and_limits():
+    props = job_tool_schema()["properties"]
     assert props["action"]["enum"] == list(ACTIONS)
     assert props["signal"]["enum"] == list(KILL_SIGNALS)
-    assert (props["lines"]["minimum"], props["lines"]["maximum"]) == (1, calls.MAX_LINES)
-    assert props["input"]["maxLength"] == calls.MAX_INPUT
-    assert props["command"]["maxLength"] == calls.MAX_COMMAND
-    assert props["label"]["maxLength"] == calls.MAX_LABEL
-    assert props["timeoutMs"]["minimum"] == 0
-    assert props["timeoutMs"]["maximum"] == calls.MAX_START_TIMEOUT_MS
+    assert (props["lines"]["minimum"], props["lines"]["maximum"]) == (1, callschema.MAX_LINES)
+    assert props["input"]["maxLength"] == callschema.MAX_INPUT
+    assert props["command"]["maxLength"] == callschema.MAX_COMMAND
+    assert props["label"]["maxLength"] == callschema.MAX_LABEL
+    start = branch("start")["properties"]["timeoutMs"]
+    assert (start["minimum"], start["maximum"]) == (1, callschema.MAX_START_TIMEOUT_MS)
+    wait = branch("wait")["properties"]["timeoutMs"]
+    assert (wait["minimum"], wait["maximum"]) == (0, callschema.MAX_WAIT_MS)
 
 
 def test_schema_is_fresh_each_call():
-    first = json_schema()
+    first = job_tool_schema()
     first["properties"].clear()
-    assert set(json_schema()["properties"]) == set(FIELDS)
+    first["allOf"].clear()
+    assert set(job_tool_schema()["properties"]) == set(FIELD_TYPES)
+    assert validate({"action": "status", "id": "j1"}).id == "j1"
+    assert_names_field({"action": "status"}, "id")
 
 
 @given(
@@ -516,7 +558,7 @@ def test_schema_is_fresh_each_call():
     )
 )
 def test_schema_id_pattern_agrees_with_validation(job_id):
-    pattern = json_schema()["properties"]["id"]["pattern"]
+    pattern = job_tool_schema()["properties"]["id"]["pattern"]
     # JSON Schema patterns are ECMA regexes: "$" is the true end (Python's \Z).
     schema_ok = re.search(pattern.replace("$", r"\Z"), job_id) is not None
     try:
@@ -525,3 +567,113 @@ def test_schema_id_pattern_agrees_with_validation(job_id):
     except CallError:
         valid = False
     assert schema_ok == valid
+
+
+# -- one validator, driven by the schema (issue 10, item 2) --------------------------------
+
+
+def test_no_hand_written_tables_or_second_schema():
+    from jobs_tui.engine import calls
+
+    for name in ("FIELDS", "APPLIES", "NEEDS_ID", "json_schema"):
+        assert not hasattr(calls, name), name
+
+
+def test_the_job_schema_is_one_of_all_schemas():
+    from jobs_tui.engine.tools import all_schemas
+
+    assert all_schemas()["job"]["job"] == job_tool_schema()
+
+
+def test_the_core_never_imports_a_vocabulary():
+    import ast
+    from pathlib import Path
+
+    engine = Path(callschema.__file__).parent
+    for name in ("calls.py", "callschema.py", "schemacheck.py"):
+        tree = ast.parse((engine / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("tools"), (name, node.module)
+                assert "tools" not in (node.module or "").split("."), (name, node.module)
+
+
+def test_signal_names_and_limits_are_defined_once():
+    from pathlib import Path
+
+    engine = Path(callschema.__file__).parent
+    spelled = [
+        path.name
+        for path in sorted(engine.rglob("*.py"))
+        if '"SIGTERM", "SIGKILL", "SIGINT"' in path.read_text()
+    ]
+    assert spelled == ["model.py"]
+    for path in sorted(engine.rglob("*.py")):
+        if path.name != "callschema.py":
+            text = path.read_text()
+            assert not re.search(r"^MAX_(COMMAND|LABEL|INPUT|LINES)\b", text, re.M), path.name
+
+
+# -- bad bytes, huge numbers and long input never crash and are never echoed whole ---------
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        ({"action": "start", "command": "x", "label": "x\ud800y"}, "label"),
+        ({"action": "start", "command": "echo \udbff"}, "command"),
+        ({"action": "start", "command": "x", "cwd": "/tmp/\udfff"}, "cwd"),
+        ({"action": "send", "id": "j1", "input": "\ud800"}, "input"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_by_name(call, field):
+    err = assert_names_field(call, field)
+    assert "surrogate" in str(err)
+    str(err).encode("utf-8")  # the message itself is printable
+
+
+def test_undecodable_bytes_from_argv_are_accepted_as_they_are(tmp_path):
+    # os.fsdecode turns a byte that is not UTF-8 into U+DC80-U+DCFF (surrogateescape).
+    odd = tmp_path / os.fsdecode(b"dir\xff")
+    odd.mkdir()
+    command = os.fsdecode(b"printf '\xff'")
+    call = validate(
+        {"action": "start", "command": command, "label": os.fsdecode(b"b\xfe"), "cwd": str(odd)}
+    )
+    assert call.command == command and os.fsencode(call.command) == b"printf '\xff'"
+    assert call.cwd == str(odd) and call.label == "b\udcfe"
+    assert validate({"action": "send", "id": "j1", "input": "\udc80"}).input == "\udc80"
+
+
+HUGE = [10**5000, -(10**5000), 1e308, -1e308, float("inf"), float("-inf"), float("nan")]
+HUGE_IDS = ["10**5000", "-10**5000", "1e308", "-1e308", "inf", "-inf", "nan"]
+
+
+@pytest.mark.parametrize("number", HUGE, ids=HUGE_IDS)
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        ({"action": "logs", "id": "j1"}, "lines"),
+        ({"action": "start", "command": "x"}, "timeoutMs"),
+        ({"action": "wait", "id": "j1"}, "timeoutMs"),
+    ],
+)
+def test_huge_numbers_are_refused_by_name(call, field, number):
+    err = assert_names_field({**call, field: number}, field)
+    assert len(str(err)) < 200
+
+
+def test_long_input_is_quoted_short():
+    long = "x" * 100_000
+    for call, field in [
+        ({"action": "status", "id": "j" + long}, "id"),
+        ({"action": "kill", "id": "j1", "signal": long}, "signal"),
+        ({"action": long}, "action"),
+        ({"action": "start", "command": "x", "cwd": "/" + long}, "cwd"),
+        ({"action": "start", "command": long}, "command"),
+    ]:
+        err = _error(call)
+        assert err.field == field and len(str(err)) < 300, (field, len(str(err)))
+        assert "…" in str(err) or "100000" in str(err) or "100001" in str(err)
+    err = _error({"action": "list", long: 1})
+    assert len(str(err)) < 300 and len(err.field) <= 81
