@@ -73,7 +73,8 @@ class ControlMixin:
         payload = call.input or ""
         if call.input is not None and call.newline:
             payload += "\n"
-        reply = await self.send_bytes(call.id or "", payload.encode("utf-8"), eof=call.eof)
+        data = payload.encode("utf-8", "surrogateescape")  # U+DC80-U+DCFF: the original bytes
+        reply = await self.send_bytes(call.id or "", data, eof=call.eof)
         return {
             "sent": len(call.input or ""),
             "stdinClosed": reply["stdinClosed"],

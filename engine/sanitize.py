@@ -33,6 +33,9 @@ _CONTROLS_LOG_SGR = re.compile(r"\x1b(?!\[[0-9;:]*m)|[\x00-\x08\x0b-\x1a\x1c-\x1
 # Bidirectional overrides can make displayed text lie about what it says.
 _BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _SPACES = re.compile(r"\s+")
+# A lone surrogate (a byte that was not UTF-8, decoded with surrogateescape, or worse)
+# cannot be encoded for a terminal: it is shown as U+FFFD.
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def strip_escapes(text: str, keep_sgr: bool = False) -> str:
@@ -62,6 +65,7 @@ def sanitize_line(text: str, limit: int = LINE_LIMIT) -> str:
     lines = [_after_last_cr(part) for part in text.split("\n")]
     text = " ".join(lines)
     text = _BIDI.sub("", text)
+    text = _SURROGATES.sub("\ufffd", text)
     text = _CONTROLS_LINE.sub(" ", text)
     text = _SPACES.sub(" ", text).strip()
     return clip(text, limit)
@@ -73,6 +77,7 @@ def sanitize_log(text: str, keep_sgr: bool = False) -> str:
     if "\r" in text:
         text = "\n".join(_after_last_cr(part) for part in text.replace("\r\n", "\n").split("\n"))
     text = _BIDI.sub("", text)
+    text = _SURROGATES.sub("\ufffd", text)
     return (_CONTROLS_LOG_SGR if keep_sgr else _CONTROLS_LOG).sub(" ", text)
 
 

@@ -54,7 +54,11 @@ def fsync_dir(path: Path) -> None:
 
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
     """Unique temp file in the same directory, fsync, rename over, fsync the directory."""
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # A lone surrogate (a byte that was not UTF-8, kept by surrogateescape) becomes its JSON
+    # \uXXXX escape, which every JSON reader reads back; everything else stays UTF-8.
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "backslashreplace"
+    )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:

@@ -418,3 +418,28 @@ def test_cr_rewrite_keeps_the_final_state(frames, tail):
     rewrite = "\r".join(frames)
     assert sanitize_log(rewrite + "\n" + tail) == frames[-1] + "\n" + tail
     assert sanitize_line(rewrite) == sanitize_line(frames[-1])
+
+
+# -- surrogates (issue 9, item 3): display never raises -------------------------------------
+
+
+@pytest.mark.parametrize("text", ["x\ud800y", "\udcff", "a\udc80\udcffb", "\udbff\udfff"])
+def test_every_surrogate_is_shown_as_a_replacement_character(text):
+    for shown in (sanitize_line(text), sanitize_log(text), sanitize_log(text, keep_sgr=True)):
+        assert not any("\ud800" <= ch <= "\udfff" for ch in shown)
+        assert shown.count("\ufffd") == sum("\ud800" <= ch <= "\udfff" for ch in text)
+        shown.encode("utf-8")
+    assert last_line(text).encode("utf-8")
+
+
+@given(
+    st.text(
+        alphabet=st.one_of(
+            hostile_alphabet, st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+        )
+    )
+)
+def test_sanitized_text_always_encodes(text):
+    sanitize_line(text).encode("utf-8")
+    sanitize_log(text).encode("utf-8")
+    sanitize_log(text, keep_sgr=True).encode("utf-8")
