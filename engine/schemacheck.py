@@ -318,7 +318,8 @@ def _length(
         what = "must not be empty" if low == 1 else f"needs at least {low} {unit}"
         yield Problem(f"{at.name} {what}{at.scope}", at.field)
     if high is not None and size > high:
-        yield Problem(f"{at.name} has {size} {unit}; the limit is {high}", at.field)
+        verb = "is" if unit == "characters" else "has"  # "input is 8193 characters"
+        yield Problem(f"{at.name} {verb} {size} {unit}; the limit is {high}", at.field)
 
 
 def _required_message(key: str, spec: Any, at: _At) -> str:
