@@ -178,6 +178,9 @@ def _is_usage(exc: Exception) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one call. As the process's entry point (`argv` None), a verb exits at once."""
+    from .printing import setup_streams
+
+    setup_streams()
     args = parse(list(sys.argv[1:] if argv is None else argv))
     if args.verb is None and (args.demo or sys.stdout.isatty()):
         if not sys.stdout.isatty():
@@ -231,6 +234,11 @@ def _verb_main(args: argparse.Namespace) -> int:
         return _fail(args, str(exc), EXIT_ERROR)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # stdout's reader left: end quietly, as other Unix tools do
+        from .printing import EXIT_PIPE, silence_stdout
+
+        silence_stdout()
+        return EXIT_PIPE
 
 
 if __name__ == "__main__":

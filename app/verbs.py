@@ -17,7 +17,7 @@ from jobs_tui.engine.calls import CallError, validate
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.tools.job import dispatch
 
-from . import human
+from . import human, printing
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -123,6 +123,8 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
                 sys.stdout.flush()
             if got.offset >= got.end:
                 break
+        if printing.stdout_closed():  # the reader left (`| grep -m1 ready`): so do we
+            raise BrokenPipeError
         if not record.running:
             if not args.json:
                 print(human.outcome_line(record, human.now_ms()))
