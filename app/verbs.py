@@ -13,28 +13,28 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.calls import CallError, validate
+from jobs_tui.engine.calls import CallError, JobCall, validate
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.tools.job import dispatch
 
 from . import human, printing
+from .errors import (
+    EXIT_ERROR,
+    EXIT_NO_CODE,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+    VerbError,
+    flag_for,
+    renamed,
+)
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNKNOWN, EXIT_REFUSED = 0, 1, 2, 3, 4
-EXIT_TIMEOUT, EXIT_NO_CODE = 124, 125
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200
-
-
-class VerbError(Exception):
-    """A failure with its exit code, for what the engine does not raise itself."""
-
-    def __init__(self, message: str, code: int, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.details = details
 
 
 def emit(args: argparse.Namespace, details: dict[str, Any], lines: list[str] | str) -> None:
@@ -44,13 +44,18 @@ def emit(args: argparse.Namespace, details: dict[str, Any], lines: list[str] | s
         print(lines if isinstance(lines, str) else "\n".join(lines))
 
 
+def run_call_check(jm: JobManager, call: dict[str, Any], verb: str) -> JobCall:
+    """The `job` tool's validation of `call`; its errors name the flags of `verb`."""
+    try:
+        return validate(call, session_cwd=jm.cwd)
+    except CallError as exc:
+        flag = flag_for(verb, exc.field)
+        raise VerbError(renamed(str(exc), exc.field, flag), EXIT_USAGE, field=flag) from exc
+
+
 async def run_call(jm: JobManager, call: dict[str, Any]) -> dict[str, Any]:
     """The `job` tool's validation and dispatch, raising instead of folding errors in."""
-    try:
-        checked = validate(call, session_cwd=jm.cwd)
-    except CallError as exc:
-        raise VerbError(str(exc), EXIT_USAGE) from exc
-    return await dispatch(jm, checked)
+    return await dispatch(jm, run_call_check(jm, call, call["action"]))
 
 
 async def start(jm: JobManager, args: argparse.Namespace) -> int:
@@ -88,8 +93,6 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
         start = (await jm.read_since(args.id, 1 << 62, 0)).end
     if args.offset is not None or args.limit is not None:
-        if args.lines is not None:
-            raise VerbError("--lines cannot be combined with --offset/--limit", EXIT_USAGE)
         jm.get(args.id)
         page = await jm.page(args.id, args.offset or 0, args.limit)
         details: dict[str, Any] = {

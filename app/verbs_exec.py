@@ -8,36 +8,70 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING, Any
 
-from . import human
-from .verbs import EXIT_ERROR, EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT, VerbError, emit
+from . import human, printing
+from .errors import (
+    EXIT_ERROR,
+    EXIT_NO_CODE,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_TIMEOUT,
+    EXIT_UNKNOWN,
+    EXIT_USAGE,
+    VerbError,
+    flag_for,
+    renamed,
+)
+from .verbs import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
 
-CODES = {"invalid": 2, "unknown-id": 3, "refused": 4}
+CODES = {"invalid": EXIT_USAGE, "unknown-id": EXIT_UNKNOWN, "refused": EXIT_REFUSED}
 
 
-def _checked(result: dict[str, Any]) -> dict[str, Any]:
+def _checked(verb: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A facade's error result -> a VerbError naming the flag (exit 2, 3, 4 or 1)."""
     if result.get("status") == "error":
-        raise VerbError(result["error"], CODES.get(result.get("code", ""), EXIT_ERROR), result)
+        field = result.get("field")
+        flag = flag_for(verb, field)
+        message = renamed(str(result.get("error")), field, flag)
+        raise VerbError(message, CODES.get(result.get("code", ""), EXIT_ERROR), field=flag)
     return result
+
+
+def _notes_before(result: dict[str, Any]) -> list[str]:
+    """What the reader must know before the output: where it starts after a rotation."""
+    skipped = result.get("output_skipped_bytes")
+    if not skipped:
+        return []
+    return [
+        f"note: {skipped} bytes rotated out of the log before this session read them; "
+        "the output starts at the oldest byte kept, possibly mid-line"
+    ]
+
+
+def _notes_after(result: dict[str, Any], record: Any) -> list[str]:
+    unread = result.get("unread_bytes")
+    if not unread:
+        return []
+    return [f"note: {unread} more bytes are unread: `jobs-tui poll {record.id}` for more"]
 
 
 def _show(args: argparse.Namespace, jm: JobManager, result: dict[str, Any]) -> None:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return
+    for note in _notes_before(result):
+        printing.err(note)
     output = result.get("output", "")
     if output:
-        sys.stdout.write(output if output.endswith("\n") else output + "\n")
-        sys.stdout.flush()
+        printing.write(output if output.endswith("\n") else output + "\n")
     record = jm.get(result["job_id"])
-    print(human.exec_status_line(result, record), file=sys.stderr)
-    if result.get("note"):
-        print(f"note: {result['note']}", file=sys.stderr)
+    printing.err(human.exec_status_line(result, record))
+    for note in _notes_after(result, record):
+        printing.err(note)
 
 
 async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
@@ -45,12 +79,16 @@ async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
     from jobs_tui.engine.tools import ExecCommandTools
     from jobs_tui.engine.tools.common import exit_status_code
 
+    from .verbs import run_call_check
+
+    start = {"action": "start", "command": args.words, "cwd": args.cwd}
+    run_call_check(jm, {**start, "timeoutMs": args.timeout_ms}, "exec")  # the job tool's rules
     call: dict[str, Any] = {"cmd": args.words, "tty": args.tty, "workdir": args.cwd}
     if args.yield_ms is not None:
         call["yield_time_ms"] = args.yield_ms
     if args.timeout_ms is not None:
         call["timeout_seconds"] = args.timeout_ms / 1000
-    result = _checked(await ExecCommandTools(jm).exec_command(call))
+    result = _checked("exec", await ExecCommandTools(jm).exec_command(call))
     _show(args, jm, result)
     if result["running"]:
         return EXIT_TIMEOUT
@@ -63,7 +101,7 @@ async def poll(jm: JobManager, args: argparse.Namespace) -> int:
     from jobs_tui.engine.tools import ExecCommandTools
 
     call = {"session_id": args.id, "yield_time_ms": args.wait_ms or 0}
-    result = _checked(await ExecCommandTools(jm).write_stdin(call))
+    result = _checked("poll", await ExecCommandTools(jm).write_stdin(call))
     _show(args, jm, result)
     return EXIT_OK
 
