@@ -57,10 +57,9 @@ def _verbs() -> dict[str, Verb]:
 
 
 async def _run(verb: Verb, args: argparse.Namespace) -> int:
-    from .session import cli_manager
+    from .session import open_manager
 
-    manager = cli_manager(args.session, args.registry_dir)
-    await manager.open()
+    manager = await open_manager(args.session, args.registry_dir)
     try:
         return await verb(manager, args)
     finally:
@@ -168,6 +167,11 @@ def _verb_main(args: argparse.Namespace) -> int:
 
         silence_stdout()
         return EXIT_PIPE
+    except Exception as exc:  # a bug or an environment we did not foresee: a line, no traceback
+        if os.environ.get("JOBS_TUI_DEBUG"):
+            raise
+        what = f"{type(exc).__name__}: {exc} (JOBS_TUI_DEBUG=1 shows where)"
+        return _fail(args, VerbError(f"unexpected error: {what}", EXIT_ERROR), args.verb)
 
 
 if __name__ == "__main__":
