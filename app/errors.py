@@ -107,7 +107,7 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
 
 _LONG = QUOTE_LIMIT + 1
 _QUOTED = re.compile(rf"'(?:[^'\\\n]|\\.){{{_LONG},}}'|\"(?:[^\"\\\n]|\\.){{{_LONG},}}\"")
-_TOKEN = re.compile(rf"\S{{{_LONG + 2},}}")  # longer than a capped quote with its quotes
+_TOKEN = re.compile(rf"[^\s…]{{{_LONG},}}")  # a capped quote ends with … and stays
 
 
 def capped(message: str) -> str:

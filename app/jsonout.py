@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
+from . import printing
 from .errors import KINDS, VerbError
 
 _UNSAFE = re.compile(
@@ -43,8 +43,7 @@ def result(action: str, code: int, session: str | None, fields: dict[str, Any]) 
 def emit(action: str, code: int | None, session: str | None, fields: dict[str, Any]) -> None:
     """Print one result (`code` None: a line of `logs --follow` before its last)."""
     out = {"action": action, "exit": code, "sessionId": _session(session), **fields}
-    sys.stdout.write(dumps(out) + "\n")
-    sys.stdout.flush()
+    printing.line(dumps(out))
 
 
 def error(exc: VerbError, message: str, verb: str | None, session: str | None) -> dict[str, Any]:
@@ -72,5 +71,4 @@ def _session_or_none(session: str | None) -> str | None:
 
 
 def emit_error(exc: VerbError, message: str, verb: str | None, session: str | None) -> None:
-    sys.stdout.write(dumps(error(exc, message, verb, session)) + "\n")
-    sys.stdout.flush()
+    printing.line(dumps(error(exc, message, verb, session)))

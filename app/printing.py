@@ -25,14 +25,32 @@ def setup_streams() -> None:
 
 
 def write(text: str) -> None:
-    """Text on stdout as it is (job output: already sanitized), flushed."""
-    sys.stdout.write(text)
+    """Text on stdout as it is (job output: already sanitized), written out at once.
+
+    Written with os.write until every byte is out: a buffered write that is cut short
+    by a reader leaving can drop the rest without an error, and a closed pipe must
+    raise BrokenPipeError, not pass for success.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # not a real file (an embedding host)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     sys.stdout.flush()
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    view = memoryview(text.encode(encoding, "replace"))
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:  # a non-blocking stdout: wait until it takes more
+            import select
+
+            select.select([], [fd], [])
 
 
 def line(text: str) -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    write(text + "\n")
 
 
 def err(text: str) -> None:

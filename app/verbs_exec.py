@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import TYPE_CHECKING, Any
 
-from . import human, printing
+from . import human, jsonout, printing
 from .errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
@@ -21,6 +22,7 @@ from .errors import (
     EXIT_USAGE,
     VerbError,
     flag_for,
+    quote,
     renamed,
 )
 from .verbs import emit
@@ -59,19 +61,55 @@ def _notes_after(result: dict[str, Any], record: Any) -> list[str]:
     return [f"note: {unread} more bytes are unread: `jobs-tui poll {record.id}` for more"]
 
 
-def _show(args: argparse.Namespace, jm: JobManager, result: dict[str, Any]) -> None:
+SUPERVISION = {
+    "state": "state",
+    "stop_reason": "stopReason",
+    "deadline_utc": "deadlineUtc",
+    "quiet_ms": "quietMs",
+    "log_bytes": "logBytes",
+    "log_truncated": "logTruncated",
+    "cleanup": "cleanup",
+}
+
+
+def translated(result: dict[str, Any], record: Any) -> dict[str, Any]:
+    """The exec_command result in the command line's words (the facade keeps its own):
+    the job as a registry record, camelCase, and `sessionId` left to mean the session."""
+    out: dict[str, Any] = {
+        "job": record.to_json(),
+        "output": result.get("output", ""),
+        "running": bool(result.get("running")),
+    }
+    for theirs, ours in (
+        ("output_truncated", "outputTruncated"),
+        ("unread_bytes", "unreadBytes"),
+        ("output_skipped_bytes", "outputSkippedBytes"),
+        ("failure", "failure"),
+    ):
+        if result.get(theirs) is not None:
+            out[ours] = result[theirs]
+    notes = [n.removeprefix("note: ") for n in _notes_before(result) + _notes_after(result, record)]
+    if notes:
+        out["note"] = "; ".join(notes)
+    supervision = result.get("supervision") or {}
+    out["supervision"] = {ours: supervision.get(theirs) for theirs, ours in SUPERVISION.items()}
+    return out
+
+
+def _show(args: argparse.Namespace, jm: JobManager, result: dict[str, Any], code: int) -> int:
+    record = jm.get(result["job_id"])
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
-        return
+        jsonout.emit(args.verb, code, args.session, translated(result, record))
+        return code
     for note in _notes_before(result):
         printing.err(note)
     output = result.get("output", "")
     if output:
         printing.write(output if output.endswith("\n") else output + "\n")
-    record = jm.get(result["job_id"])
     printing.err(human.exec_status_line(result, record))
     for note in _notes_after(result, record):
         printing.err(note)
+    return code
 
 
 async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
@@ -89,11 +127,12 @@ async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
     if args.timeout_ms is not None:
         call["timeout_seconds"] = args.timeout_ms / 1000
     result = _checked("exec", await ExecCommandTools(jm).exec_command(call))
-    _show(args, jm, result)
     if result["running"]:
-        return EXIT_TIMEOUT
-    code = exit_status_code(jm.get(result["job_id"]))
-    return EXIT_NO_CODE if code is None else code
+        code = EXIT_TIMEOUT
+    else:
+        status_code = exit_status_code(jm.get(result["job_id"]))
+        code = EXIT_NO_CODE if status_code is None else status_code
+    return _show(args, jm, result, code)
 
 
 async def poll(jm: JobManager, args: argparse.Namespace) -> int:
@@ -102,8 +141,16 @@ async def poll(jm: JobManager, args: argparse.Namespace) -> int:
 
     call = {"session_id": args.id, "yield_time_ms": args.wait_ms or 0}
     result = _checked("poll", await ExecCommandTools(jm).write_stdin(call))
-    _show(args, jm, result)
-    return EXIT_OK
+    return _show(args, jm, result, EXIT_OK)
+
+
+def project_root(cwd: str) -> str:
+    """The project root the registry is keyed by (the registry helper's rule), else `cwd`."""
+    try:
+        from jobs_tui.engine.paths import project_root as find_root  # type: ignore[attr-defined]
+    except ImportError:  # an engine without project roots: the directory itself
+        return os.path.abspath(cwd)
+    return str(find_root(cwd))
 
 
 def config_verb(args: argparse.Namespace) -> int:
@@ -113,37 +160,49 @@ def config_verb(args: argparse.Namespace) -> int:
         try:
             path = write_defaults(args.path, force=args.force)
         except FileExistsError as exc:
-            raise VerbError(f"{exc}; pass --force to overwrite", EXIT_ERROR) from exc
-        emit(args, {"action": "config init", "path": str(path)}, f"wrote {path}")
-        return EXIT_OK
+            raise VerbError(
+                f"{exc}; pass --force to overwrite", EXIT_ERROR, field="--path"
+            ) from exc
+        return emit(args, {"path": str(path)}, f"wrote {path}", action="config init")
     config = Config.load(args.path)
     registry = resolve_registry_dir(".", None, config, args.registry_dir)
+    root = project_root(".")
     details = {
-        "action": "config show",
         "source": config.source,
         "config": config.to_table(),
         "registryDir": str(registry),
+        "projectRoot": root,
         "warnings": config.warnings,
     }
     import tomli_w
 
-    lines = [f"# {config.source or 'no config file: defaults'}", f"# registry dir: {registry}"]
+    lines = [f"# {config.source or 'no config file: defaults'}", f"# project root: {root}"]
+    lines += [f"# registry dir: {registry}"]
     lines += [f"# warning: {w}" for w in config.warnings]
     lines.append(tomli_w.dumps({"job": config.to_table()}).rstrip())
-    emit(args, details, lines)
-    return EXIT_OK
+    return emit(args, details, lines, action="config show")
 
 
 def schema_verb(args: argparse.Namespace) -> int:
+    """The vocabularies' input schemas and, as `cli`, the output schemas of `--json`."""
     from jobs_tui.engine.tools.schemas import all_schemas
 
-    schemas = all_schemas()
+    from .outschema import cli_schemas
+
+    schemas: dict[str, Any] = {**all_schemas(), "cli": cli_schemas()}
     if args.name:
-        flat = {name: s for family in schemas.values() for name, s in family.items()}
+        flat = {name: s for family in all_schemas().values() for name, s in family.items()}
+        flat.update({f"cli.{name}": s for name, s in schemas["cli"].items()})
         picked = schemas.get(args.name) or flat.get(args.name)
         if picked is None:
-            names = ", ".join([*schemas, *flat])
-            raise VerbError(f"no schema named {args.name!r}; one of: {names}", 2)
+            families = ", ".join(schemas)
+            message = (
+                f"no schema named {quote(args.name)}; name a family ({families}), "
+                "a tool (write_stdin, exec, …) or cli.VERB (cli.wait, cli.error)"
+            )
+            raise VerbError(message, EXIT_USAGE, field="NAME")
         schemas = picked
-    print(json.dumps(schemas, indent=2, ensure_ascii=False))
+    if args.json:
+        return emit(args, {"name": args.name, "schemas": schemas}, "")
+    printing.line(json.dumps(schemas, indent=2, ensure_ascii=False))
     return EXIT_OK

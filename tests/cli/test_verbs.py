@@ -41,7 +41,14 @@ def test_json_anywhere_prints_the_job_details(cli: Cli):
     start = cli.ok("start", "--json", "--stdin", "--", "cat").json()
     assert start["action"] == "start" and start["job"]["id"] == "j1" and start["job"]["stdin"]
     sent = cli.ok("send", "j1", "hello", "--json").json()
-    assert sent == {"action": "send", "job": sent["job"], "sent": 5, "stdinClosed": False}
+    assert sent == {
+        "action": "send",
+        "exit": 0,
+        "sessionId": "cli",
+        "job": sent["job"],
+        "sent": 5,
+        "stdinClosed": False,
+    }
     closed = cli.ok("send", "--json", "j1", "--eof").json()
     assert closed["stdinClosed"] is True and closed["sent"] == 0
     waited = cli.ok("wait", "j1", "--json").json()
@@ -165,7 +172,7 @@ def test_config_init_and_show(cli: Cli, tmp_path):
 
 def test_schema_prints_all_three_vocabularies(cli: Cli):
     everything = json.loads(cli.ok("schema").out)
-    assert set(everything) == {"job", "exec_command", "process"}
+    assert set(everything) == {"job", "exec_command", "process", "cli"}
     assert everything["job"]["job"]["properties"]["action"]["enum"][0] == "start"
     one = json.loads(cli.ok("schema", "write_stdin").out)
     assert one["title"] == "write_stdin" and "chars_b64" in one["properties"]
