@@ -294,9 +294,45 @@ def _words_after_dash(args: argparse.Namespace, words: list[str] | None) -> None
             )
 
 
-def check(args: argparse.Namespace) -> None:
-    """Ranges, combinations and ids: refused here, before a session opens."""
+def not_utf8(text: str) -> str | None:
+    """Why `text` (decoded from argv with surrogateescape) is not UTF-8, or None."""
+    for at, ch in enumerate(text):
+        if "\udc80" <= ch <= "\udcff":
+            return f"is not valid UTF-8 (byte 0x{ord(ch) - 0xDC00:02x} at character {at + 1})"
+        if "\ud800" <= ch <= "\udfff":
+            return f"is not valid UTF-8 (a lone surrogate at character {at + 1})"
+    return None
+
+
+def _check_text(args: argparse.Namespace) -> None:
+    """What the registry keeps as JSON text must be text: refused, naming the flag.
+
+    (send's TEXT is not checked: it goes to the job as the bytes typed.)"""
     verb = args.verb
+    fields: list[tuple[str, str | None]] = [
+        ("--session", args.session),
+        ("JOBS_TUI_SESSION", None if args.session else os.environ.get("JOBS_TUI_SESSION")),
+        ("--registry-dir", args.registry_dir),
+        ("JOBS_TUI_REGISTRY_DIR", os.environ.get("JOBS_TUI_REGISTRY_DIR")),
+    ]
+    if verb in ("start", "exec"):
+        fields += [("--label", getattr(args, "label", None)), ("COMMAND", args.words)]
+        fields.append(("--cwd", args.cwd))
+    for flag, value in fields:
+        why = not_utf8(value) if value else None
+        if why:
+            raise UsageError(f"{flag} {why}; jobs-tui records it as text", flag, _usage(verb))
+    if verb in ("start", "exec") and args.cwd is None:
+        here = os.getcwd()
+        if not_utf8(here):
+            message = f"the current directory {quote(here)} {not_utf8(here)}; pass --cwd"
+            raise UsageError(message, "--cwd", _usage(verb))
+
+
+def check(args: argparse.Namespace) -> None:
+    """Ranges, combinations, ids and text: refused here, before a session opens."""
+    verb = args.verb
+    _check_text(args)
     for (name, dest), (flag, low, high) in RANGES.items():
         value = getattr(args, dest, None) if name == verb else None
         if value is not None and not low <= value <= high:

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def displayable(text: str) -> str:
+    """Lone surrogates (non-UTF-8 bytes from argv or a path) shown as U+FFFD."""
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def setup_streams() -> None:
@@ -31,6 +38,7 @@ def write(text: str) -> None:
     by a reader leaving can drop the rest without an error, and a closed pipe must
     raise BrokenPipeError, not pass for success.
     """
+    text = displayable(text)
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, OSError):  # not a real file (an embedding host)
@@ -56,7 +64,7 @@ def line(text: str) -> None:
 def err(text: str) -> None:
     """One message on stderr; a closed stderr is not worth a traceback."""
     with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(text + "\n")
+        sys.stderr.write(displayable(text) + "\n")
         sys.stderr.flush()
 
 

@@ -9,6 +9,7 @@ codes.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.tools.job import dispatch
 
 from . import human, jsonout, printing
+from .argv import not_utf8
 from .errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
@@ -160,8 +162,27 @@ async def send(jm: JobManager, args: argparse.Namespace) -> int:
             raise VerbError(message, EXIT_USAGE, field="TEXT")
         call = {"action": "send", "id": args.id, "input": args.text, "eof": args.eof}
         call["newline"] = not args.no_newline
-        details = await run_call(jm, call)
+        if args.text is not None and not_utf8(args.text):
+            details = await send_bytes_typed(jm, args, call)
+        else:
+            details = await run_call(jm, call)
     return emit(args, details, human.send_line(details))
+
+
+async def send_bytes_typed(
+    jm: JobManager, args: argparse.Namespace, call: dict[str, Any]
+) -> dict[str, Any]:
+    """TEXT that is not UTF-8 goes to the job as the very bytes typed (surrogateescape)."""
+    from jobs_tui.engine.calls import MAX_INPUT
+
+    data = os.fsencode(args.text)
+    if len(data) > MAX_INPUT:
+        message = f"TEXT is {len(data)} bytes; the limit is {MAX_INPUT}"
+        raise VerbError(message, EXIT_USAGE, field="TEXT")
+    run_call_check(jm, {**call, "input": ""}, "send")  # the id, as the job tool checks it
+    payload = data + (b"" if args.no_newline else b"\n")
+    reply = await jm.send_bytes(args.id, payload, eof=args.eof)
+    return {"job": reply["job"].to_json(), "sent": len(data), "stdinClosed": reply["stdinClosed"]}
 
 
 async def kill(jm: JobManager, args: argparse.Namespace) -> int:
