@@ -64,6 +64,14 @@ def list_lines(records: list[JobRecord], session_id: str) -> list[str]:
     return lines
 
 
+def pruned_lines(pruned: int, max_jobs: int) -> list[str]:
+    """`… 12 older finished jobs were pruned (max_jobs 20)`, under the rows, when any were."""
+    if pruned <= 0:
+        return []
+    jobs, were = ("job", "was") if pruned == 1 else ("jobs", "were")
+    return [f"… {pruned} older finished {jobs} {were} pruned (max_jobs {max_jobs})"]
+
+
 def logs_lines(details: dict[str, Any]) -> list[str]:
     """`… 412 earlier lines` (or `… lines 11-20 of 250` for a page), then the text."""
     text = details.get("logs", "")

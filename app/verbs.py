@@ -90,7 +90,13 @@ async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
     records = [JobRecord.from_json(j) for j in details["jobs"]]
     details.update(all=bool(args.all), pruned=int(jm.pruned), problems=jm.take_problems())
     details["maxJobs"] = jm.config.max_jobs
-    return emit(args, details, human.list_lines(records, jm.session_id))
+    lines = human.list_lines(records, jm.session_id)
+    lines += human.pruned_lines(details["pruned"], details["maxJobs"])
+    code = emit(args, details, lines)
+    if not args.json:  # on stderr: stdout stays the rows; each problem is shown once
+        for problem in details["problems"]:
+            printing.err(f"problem: {human.safe(problem, 1000)}")
+    return code
 
 
 async def status(jm: JobManager, args: argparse.Namespace) -> int:
