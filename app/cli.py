@@ -68,16 +68,22 @@ async def _run(verb: Verb, args: argparse.Namespace) -> int:
 
 def _fail(args: argparse.Namespace | None, error: VerbError, verb: str | None = None) -> int:
     """The error on stderr (after the verb's usage for a usage error), and as JSON with --json."""
+    from jobs_tui.engine.sanitize import sanitize_line
+
     from . import jsonout
-    from .printing import err
+    from .printing import EXIT_PIPE, err, silence_stdout
 
     message = capped(str(error))
     as_json = args.json if args is not None else False
     if as_json:
-        jsonout.emit_error(error, message, verb, getattr(args, "session", None))
+        try:
+            jsonout.emit_error(error, message, verb, getattr(args, "session", None))
+        except BrokenPipeError:
+            silence_stdout()
+            return EXIT_PIPE
     elif error.usage:
         err(error.usage.rstrip())
-    err(f"jobs-tui: {message}")
+    err(f"jobs-tui: {sanitize_line(message, 2000)}")  # what was typed may hold escapes
     return error.code
 
 
@@ -97,23 +103,47 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parse(words)
     except UsageError as exc:
-        from .argv import wants_json
+        code = _fail(_words_namespace(words), exc, _verb_of(words))
+    except Exception as exc:  # parsing touches the environment (the cwd): never a traceback
+        code = _fail(_words_namespace(words), _unexpected(exc), _verb_of(words))
+    else:
+        if args.verb is None and (args.demo or sys.stdout.isatty()):
+            if not sys.stdout.isatty():
+                return _fail(args, UsageError("--demo needs a terminal", "--demo"))
+            from jobs_tui.app.tui import run_tui  # the UI loads only when it is shown
 
-        code = _fail(argparse.Namespace(json=wants_json(words)), exc, _verb_of(words))
-        if argv is None:
-            _exit_now(code)
-        return code
-    if args.verb is None and (args.demo or sys.stdout.isatty()):
-        if not sys.stdout.isatty():
-            print("jobs-tui: --demo needs a terminal", file=sys.stderr)
-            return 2
-        from jobs_tui.app.tui import run_tui  # the UI loads only when it is shown
-
-        return run_tui(registry_dir=args.registry_dir, demo=args.demo)
-    code = _verb_main(args)
+            return run_tui(registry_dir=args.registry_dir, demo=args.demo)
+        code = _verb_main(args)
     if argv is None:
         _exit_now(code)
     return code
+
+
+def _words_namespace(words: list[str]) -> argparse.Namespace:
+    """What an error needs of a call whose words did not parse: --json, --session."""
+    from .argv import wants_json
+
+    session = None
+    for at, word in enumerate(words):
+        if word == "--":
+            break
+        if word == "--session" and at + 1 < len(words):
+            session = words[at + 1]
+        elif word.startswith("--session="):
+            session = word.partition("=")[2]
+    return argparse.Namespace(json=wants_json(words), session=session)
+
+
+def _unexpected(exc: BaseException) -> VerbError:
+    """One line for what no verb foresaw (JOBS_TUI_DEBUG=1 raises it, with its traceback)."""
+    try:
+        os.getcwd()
+    except OSError:
+        return VerbError("the current directory no longer exists", EXIT_ERROR, field="--cwd")
+    if os.environ.get("JOBS_TUI_DEBUG"):
+        raise exc
+    what = f"{type(exc).__name__}: {exc} (JOBS_TUI_DEBUG=1 shows where)"
+    return VerbError(f"unexpected error: {what}", EXIT_ERROR)
 
 
 def _exit_now(code: int) -> None:
@@ -161,17 +191,14 @@ def _verb_main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(args, VerbError(str(exc), EXIT_ERROR), args.verb)
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return _fail(args, VerbError("interrupted", EXIT_INTERRUPTED), args.verb)
     except BrokenPipeError:  # stdout's reader left: end quietly, as other Unix tools do
         from .printing import silence_stdout
 
         silence_stdout()
         return EXIT_PIPE
     except Exception as exc:  # a bug or an environment we did not foresee: a line, no traceback
-        if os.environ.get("JOBS_TUI_DEBUG"):
-            raise
-        what = f"{type(exc).__name__}: {exc} (JOBS_TUI_DEBUG=1 shows where)"
-        return _fail(args, VerbError(f"unexpected error: {what}", EXIT_ERROR), args.verb)
+        return _fail(args, _unexpected(exc), args.verb)
 
 
 if __name__ == "__main__":

@@ -74,3 +74,31 @@ def test_messages_quote_at_most_80_characters(cli: Cli):
         assert len(message) < 250, message
         assert "x" * 81 not in result.err
         assert "…" in message
+
+
+def test_a_deleted_current_directory_is_a_message(cli: Cli, tmp_path):
+    import subprocess
+
+    from .conftest import ENTRY
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd {gone} && rmdir {gone} && exec "$@"'
+    for words in (("start", "--", "true"), ("list",), ("exec", "--", "true")):
+        done = subprocess.run(
+            ["sh", "-c", script, "sh", *ENTRY, *words],
+            capture_output=True,
+            text=True,
+            env=cli.env(),
+            timeout=60,
+        )
+        gone.mkdir()
+        assert done.returncode in (1, 2), done
+        assert "Traceback" not in done.stderr and "current directory" in done.stderr
+
+
+def test_argument_errors_as_json_name_the_session_given(cli: Cli):
+    out = cli("--json", "--session", "agent-7", "list", "--bad").json()
+    assert out["sessionId"] == "agent-7" and out["field"] == "--bad" and out["exit"] == 2
+    demo = cli("--demo", "--json")
+    assert demo.code == 2 and demo.json()["field"] == "--demo"
