@@ -1,19 +1,51 @@
 """Human output of the command-line verbs, in the transcript grammar of the `job` tool.
 
-Rows and outcome lines come from `jobs_tui.engine.format` (the screens use the same);
-everything that came from a job is already sanitized by the engine.
+Rows and outcome lines come from `jobs_tui.engine.format` (the screens use the same).
+A record may come from another session's registry file, so every string of it that
+is shown passes the one-line sanitizer first (`shown`): no escape sequence, control
+character or bidi override from a file reaches the terminal.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from jobs_tui.engine.format import earlier_note, outcome_line, row, summary
+from jobs_tui.engine import format as fmt
+from jobs_tui.engine.format import earlier_note, summary
 from jobs_tui.engine.model import JobRecord, now_ms
+from jobs_tui.engine.sanitize import sanitize_line
+
+from .printing import displayable
+
+
+def safe(text: str, limit: int = 200) -> str:
+    """One line fit for a terminal: sanitized, and surrogates as U+FFFD."""
+    return displayable(sanitize_line(text, limit))
+
+
+def shown(record: JobRecord) -> JobRecord:
+    """A copy of `record` whose displayed strings are safe for a terminal."""
+    return dataclasses.replace(
+        record,
+        id=safe(record.id, 20),
+        label=safe(record.label, 120) or "?",
+        signal=safe(record.signal, 20) if record.signal is not None else None,
+        session_id=safe(record.session_id, 80),
+        last_line=safe(record.last_line),
+    )
 
 
 def record_of(details: dict[str, Any]) -> JobRecord:
     return JobRecord.from_json(details["job"])
+
+
+def outcome_line(record: JobRecord, now: float) -> str:
+    return fmt.outcome_line(shown(record), now)
+
+
+def row(record: JobRecord, now: float, *, peer: bool = False) -> str:
+    return fmt.row(shown(record), now, peer=peer)
 
 
 def start_line(record: JobRecord) -> str:
@@ -30,6 +62,14 @@ def list_lines(records: list[JobRecord], session_id: str) -> list[str]:
     lines = [summary(records, session_id)]
     lines += [row(r, now, peer=r.session_id != session_id) for r in records]
     return lines
+
+
+def pruned_lines(pruned: int, max_jobs: int) -> list[str]:
+    """`… 12 older finished jobs were pruned (max_jobs 20)`, under the rows, when any were."""
+    if pruned <= 0:
+        return []
+    jobs, were = ("job", "was") if pruned == 1 else ("jobs", "were")
+    return [f"… {pruned} older finished {jobs} {were} pruned (max_jobs {max_jobs})"]
 
 
 def logs_lines(details: dict[str, Any]) -> list[str]:

@@ -34,3 +34,36 @@ def cli_manager(session: str | None, registry_dir: str | None) -> JobManager:
         registry_dir_flag=registry_dir,
     )
     return manager
+
+
+def registry_source(flag: str | None) -> str:
+    """Where the registry directory came from, as the user set it."""
+    if flag:
+        return "--registry-dir"
+    if os.environ.get("JOBS_TUI_REGISTRY_DIR"):
+        return "JOBS_TUI_REGISTRY_DIR"
+    return "the config's registry_dir, or the default"
+
+
+async def open_manager(session: str | None, registry_dir: str | None) -> JobManager:
+    """An open session, or a VerbError saying which registry directory could not be used."""
+    from .errors import EXIT_ERROR, EXIT_USAGE, VerbError, quote
+
+    manager = cli_manager(session, registry_dir)
+    try:
+        await manager.open()
+    except OSError as exc:
+        source = registry_source(registry_dir)
+        import errno
+
+        why = exc.strerror or str(exc)
+        if exc.errno == errno.EEXIST or (
+            os.path.exists(manager.dir) and not os.path.isdir(manager.dir)
+        ):
+            why = "it is not a directory"
+        message = (
+            f"the registry directory {quote(str(manager.dir))} ({source}) cannot be used: {why}"
+        )
+        field = "--registry-dir" if registry_dir else None
+        raise VerbError(message, EXIT_USAGE if registry_dir else EXIT_ERROR, field=field) from exc
+    return manager

@@ -9,48 +9,64 @@ codes.
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.calls import CallError, validate
+from jobs_tui.engine.calls import CallError, JobCall, validate
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.tools.job import dispatch
 
-from . import human
+from . import human, jsonout, printing
+from .argv import not_utf8
+from .errors import (
+    EXIT_ERROR,
+    EXIT_NO_CODE,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+    VerbError,
+    flag_for,
+    renamed,
+)
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNKNOWN, EXIT_REFUSED = 0, 1, 2, 3, 4
-EXIT_TIMEOUT, EXIT_NO_CODE = 124, 125
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200
 
 
-class VerbError(Exception):
-    """A failure with its exit code, for what the engine does not raise itself."""
-
-    def __init__(self, message: str, code: int, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.details = details
-
-
-def emit(args: argparse.Namespace, details: dict[str, Any], lines: list[str] | str) -> None:
+def emit(
+    args: argparse.Namespace,
+    details: dict[str, Any],
+    lines: list[str] | str,
+    code: int | None = EXIT_OK,
+    action: str | None = None,
+) -> int:
+    """The result: human lines, or with --json one object of the shape (jsonout) whose
+    `exit` is `code`, the status the call exits with. Returns `code`."""
     if args.json:
-        print(json.dumps(details, ensure_ascii=False))
+        fields = {k: v for k, v in details.items() if k not in ("action", "sessionId")}
+        jsonout.emit(action or args.verb, code, args.session, fields)
     else:
-        print(lines if isinstance(lines, str) else "\n".join(lines))
+        printing.line(lines if isinstance(lines, str) else "\n".join(lines))
+    return EXIT_OK if code is None else code
+
+
+def run_call_check(jm: JobManager, call: dict[str, Any], verb: str) -> JobCall:
+    """The `job` tool's validation of `call`; its errors name the flags of `verb`."""
+    try:
+        return validate(call, session_cwd=jm.cwd)
+    except CallError as exc:
+        flag = flag_for(verb, exc.field)
+        raise VerbError(renamed(str(exc), exc.field, flag), EXIT_USAGE, field=flag) from exc
 
 
 async def run_call(jm: JobManager, call: dict[str, Any]) -> dict[str, Any]:
     """The `job` tool's validation and dispatch, raising instead of folding errors in."""
-    try:
-        checked = validate(call, session_cwd=jm.cwd)
-    except CallError as exc:
-        raise VerbError(str(exc), EXIT_USAGE) from exc
-    return await dispatch(jm, checked)
+    return await dispatch(jm, run_call_check(jm, call, call["action"]))
 
 
 async def start(jm: JobManager, args: argparse.Namespace) -> int:
@@ -66,21 +82,26 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
         cols=args.cols,
         rows=args.rows,
     )
-    emit(args, {"action": "start", "job": record.to_json()}, human.start_line(record))
-    return EXIT_OK
+    return emit(args, {"job": record.to_json()}, human.start_line(record))
 
 
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
     details = await run_call(jm, {"action": "list", "all": args.all})
     records = [JobRecord.from_json(j) for j in details["jobs"]]
-    emit(args, details, human.list_lines(records, jm.session_id))
-    return EXIT_OK
+    details.update(all=bool(args.all), pruned=int(jm.pruned), problems=jm.take_problems())
+    details["maxJobs"] = jm.config.max_jobs
+    lines = human.list_lines(records, jm.session_id)
+    lines += human.pruned_lines(details["pruned"], details["maxJobs"])
+    code = emit(args, details, lines)
+    if not args.json:  # on stderr: stdout stays the rows; each problem is shown once
+        for problem in details["problems"]:
+            printing.err(f"problem: {human.safe(problem, 1000)}")
+    return code
 
 
 async def status(jm: JobManager, args: argparse.Namespace) -> int:
     details = await run_call(jm, {"action": "status", "id": args.id})
-    emit(args, details, human.outcome_line(human.record_of(details), human.now_ms()))
-    return EXIT_OK
+    return emit(args, details, human.outcome_line(human.record_of(details), human.now_ms()))
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
@@ -88,12 +109,9 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
         start = (await jm.read_since(args.id, 1 << 62, 0)).end
     if args.offset is not None or args.limit is not None:
-        if args.lines is not None:
-            raise VerbError("--lines cannot be combined with --offset/--limit", EXIT_USAGE)
         jm.get(args.id)
         page = await jm.page(args.id, args.offset or 0, args.limit)
         details: dict[str, Any] = {
-            "action": "logs",
             "job": page.job.to_json(),
             "logs": page.text + ("\n" if page.text else ""),
             "offset": page.earlier_lines or 0,
@@ -102,14 +120,17 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
         }
     else:
         details = await run_call(jm, {"action": "logs", "id": args.id, "lines": args.lines})
-    emit(args, details, human.logs_lines(details))
-    if args.follow:
-        return await follow(jm, args, start)
-    return EXIT_OK
+    if not args.follow:
+        return emit(args, details, human.logs_lines(details))
+    emit(args, {**details, "following": True}, human.logs_lines(details), None)
+    return await follow(jm, args, start)
 
 
 async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
-    """Print what the job writes after `offset`, until it finishes (Ctrl-C stops following)."""
+    """Print what the job writes after `offset`, until it finishes (Ctrl-C stops following).
+
+    With --json, one `logs` object per batch (`exit` null, `following` true), then one
+    with the final record and the exit status. A reader that left ends it at once."""
     while True:
         record = await jm.wait(args.id, FOLLOW_POLL_MS)
         while True:
@@ -117,16 +138,17 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
             offset = got.offset
             if got.text:
                 if args.json:
-                    print(json.dumps({"action": "logs", "id": args.id, "logs": got.text}))
+                    chunk = {"job": jm.get(args.id).to_json(), "logs": got.text, "following": True}
+                    jsonout.emit("logs", None, args.session, chunk)
                 else:
-                    sys.stdout.write(got.text)
-                sys.stdout.flush()
+                    printing.write(got.text)
             if got.offset >= got.end:
                 break
+        if printing.stdout_closed():  # the reader left (`| grep -m1 ready`): so do we
+            raise BrokenPipeError
         if not record.running:
-            if not args.json:
-                print(human.outcome_line(record, human.now_ms()))
-            return EXIT_OK
+            final = {"job": record.to_json(), "logs": "", "following": False}
+            return emit(args, final, human.outcome_line(record, human.now_ms()))
 
 
 async def send(jm: JobManager, args: argparse.Namespace) -> int:
@@ -139,27 +161,58 @@ async def send(jm: JobManager, args: argparse.Namespace) -> int:
             reply = await jm.send_bytes(args.id, data[at : at + SEND_CHUNK], eof=args.eof and last)
             sent, closed, record = sent + reply["sent"], reply["stdinClosed"], reply["job"]
         assert record is not None
-        details = {"action": "send", "job": record.to_json(), "sent": sent, "stdinClosed": closed}
+        details = {"job": record.to_json(), "sent": sent, "stdinClosed": closed}
     else:
         if args.text is None and not args.eof:
-            raise VerbError("send needs TEXT (or - to read stdin), or --eof", EXIT_USAGE)
+            message = "send needs TEXT (or - to read stdin), or --eof"
+            raise VerbError(message, EXIT_USAGE, field="TEXT")
         call = {"action": "send", "id": args.id, "input": args.text, "eof": args.eof}
         call["newline"] = not args.no_newline
-        details = await run_call(jm, call)
-    emit(args, details, human.send_line(details))
-    return EXIT_OK
+        if args.text is not None and not_utf8(args.text):
+            details = await send_bytes_typed(jm, args, call)
+        else:
+            details = await run_call(jm, call)
+    return emit(args, details, human.send_line(details))
+
+
+async def send_bytes_typed(
+    jm: JobManager, args: argparse.Namespace, call: dict[str, Any]
+) -> dict[str, Any]:
+    """TEXT that is not UTF-8 goes to the job as the very bytes typed (surrogateescape)."""
+    from jobs_tui.engine.calls import MAX_INPUT
+
+    data = os.fsencode(args.text)
+    if len(data) > MAX_INPUT:
+        message = f"TEXT is {len(data)} bytes; the limit is {MAX_INPUT}"
+        raise VerbError(message, EXIT_USAGE, field="TEXT")
+    run_call_check(jm, {**call, "input": ""}, "send")  # the id, as the job tool checks it
+    payload = data + (b"" if args.no_newline else b"\n")
+    reply = await jm.send_bytes(args.id, payload, eof=args.eof)
+    return {"job": reply["job"].to_json(), "sent": len(data), "stdinClosed": reply["stdinClosed"]}
 
 
 async def kill(jm: JobManager, args: argparse.Namespace) -> int:
-    details = await run_call(jm, {"action": "kill", "id": args.id, "signal": args.signal})
-    if not details.get("signalled"):
-        message = details.get("error") or f"{args.id} had already finished; nothing was killed"
-        raise VerbError(message, EXIT_REFUSED, details)
-    emit(args, details, human.kill_line(details))
-    if details["job"]["status"] == "running":
-        print(f"jobs-tui: {args.id} is still running after the grace period", file=sys.stderr)
-        return EXIT_ERROR
-    return EXIT_OK
+    """Exit 0 once the tree is gone; 4 for a job that had finished; 1 if it outlived the grace."""
+    run_call_check(jm, {"action": "kill", "id": args.id, "signal": args.signal}, "kill")
+    result = await jm.kill(args.id, args.signal)
+    details: dict[str, Any] = {
+        "job": result.job.to_json(),
+        "signalled": result.signalled,
+        "signal": args.signal,
+        "adopted": bool(result.adopted),
+        "escalated": bool(result.escalated),
+        "processes": int(result.processes or 0),
+        "leftoversKilled": int(result.leftovers or 0),
+    }
+    if result.note:
+        details["note"] = result.note
+    if not result.signalled:
+        message = result.note or f"{args.id} had already finished; nothing was killed"
+        raise VerbError(message, EXIT_REFUSED, {"job": details["job"]}, field="ID")
+    if result.job.running:
+        message = f"{args.id} is still running after the grace period"
+        raise VerbError(message, EXIT_ERROR, {"job": details["job"]}, field="ID")
+    return emit(args, details, human.kill_line(details))
 
 
 async def clear(jm: JobManager, args: argparse.Namespace) -> int:
@@ -167,8 +220,7 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     from jobs_tui.engine.tools.cursors import UnreadCursors
 
     UnreadCursors.shared(jm).forget([j["id"] for j in details["jobs"]])
-    emit(args, details, human.clear_lines(details))
-    return EXIT_OK
+    return emit(args, details, human.clear_lines(details))
 
 
 async def wait(jm: JobManager, args: argparse.Namespace) -> int:
@@ -178,10 +230,13 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     call = {"action": "wait", "id": args.id, "timeoutMs": args.timeout_ms}
     details = await run_call(jm, call)
     record = human.record_of(details)
-    emit(args, details, human.outcome_line(record, human.now_ms()))
     if details.get("timedOut"):
+        code = EXIT_TIMEOUT
+    else:
+        status_code = exit_status_code(record)
+        code = EXIT_NO_CODE if status_code is None else status_code
+    emit(args, details, human.outcome_line(record, human.now_ms()), code)
+    if code == EXIT_TIMEOUT:
         waited = (args.timeout_ms if args.timeout_ms is not None else 30_000) / 1000
-        print(f"jobs-tui: {record.id} is still running after {waited:g}s", file=sys.stderr)
-        return EXIT_TIMEOUT
-    code = exit_status_code(record)
-    return EXIT_NO_CODE if code is None else code
+        printing.err(f"jobs-tui: {record.id} is still running after {waited:g}s")
+    return code

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from .model import JobRecord, JobStatus
-from .sanitize import clip
 
 GLYPHS = {
     JobStatus.RUNNING: "▸",
@@ -59,9 +60,40 @@ def outcome_line(record: JobRecord, now_ms: float) -> str:
     return f"{mark} {record.id} {record.label} · {rest}"
 
 
+def char_cells(ch: str) -> int:
+    """Terminal columns of one character: 2 for wide/fullwidth (CJK, most emoji), 0 for
+    combining marks and format characters, else 1 (no rich in the engine: unicodedata)."""
+    if ch < "\u0300":
+        return 1
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def cells(text: str) -> int:
+    """Terminal columns of `text`."""
+    if text.isascii():
+        return len(text)
+    return sum(char_cells(ch) for ch in text)
+
+
+def fit(text: str, width: int) -> str:
+    """`text` in exactly `width` columns: clipped with `…`, or padded with spaces."""
+    if cells(text) <= width:
+        return text + " " * (width - cells(text))
+    out, used = [], 0
+    for ch in text:
+        size = char_cells(ch)
+        if used + size > width - 1:
+            break
+        out.append(ch)
+        used += size
+    return "".join(out) + "…" + " " * (width - 1 - used)
+
+
 def row(record: JobRecord, now_ms: float, *, peer: bool = False, width: int = LABEL_COLUMNS) -> str:
-    """A list row: `▸ j1  tests                   3.2s`."""
-    label = clip(record.label, width).ljust(width)
+    """A list row: `▸ j1  tests                   3.2s`; the label takes `width` columns."""
+    label = fit(record.label, width)
     tag = "  peer" if peer else ""
     return f"{glyph(record)} {record.id:<4} {label} {duration(elapsed_ms(record, now_ms)):>7}{tag}"
 

@@ -368,7 +368,8 @@ def _input_bytes(v: dict[str, Any]) -> bytes:
 def _failure(record: JobRecord) -> str | None:
     kind = state(record)
     if kind == "timed_out":
-        return f"stopped by its {round((record.timeout_ms or 0) / 1000)} s lifetime limit"
+        seconds = f"{(record.timeout_ms or 0) / 1000:.3f}".rstrip("0").rstrip(".")
+        return f"stopped by its {seconds} s lifetime limit"  # 1.5 s, not a rounded 2 s
     if kind == "killed":
         return f"killed by {record.signal}"
     if kind == "unknown":

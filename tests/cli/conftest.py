@@ -41,14 +41,19 @@ class Cli:
         return env
 
     def __call__(
-        self, *words: str, stdin: str | None = None, session: str | None = None, timeout=60
+        self,
+        *words: str,
+        stdin: str | None = None,
+        session: str | None = None,
+        timeout=60,
+        env: dict[str, str] | None = None,
     ) -> Result:
         done = subprocess.run(
             [*ENTRY, *words],
             input=stdin if stdin is not None else "",
             capture_output=True,
             text=True,
-            env=self.env(session),
+            env={**self.env(session), **(env or {})},
             cwd=self.cwd,
             timeout=timeout,
         )

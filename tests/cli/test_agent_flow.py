@@ -49,7 +49,7 @@ def test_start_then_poll_send_and_kill_from_later_calls(cli: Cli):
     killed = cli.ok("kill", "j1")
     assert "SIGTERM sent" in killed.out and "killed" in killed.out
     final = cli.ok("poll", "j1", "--json").json()
-    assert final["status"] == "killed" and final["output"] == ""
+    assert final["job"]["status"] == "killed" and final["output"] == ""
     cursors = os.path.join(cli.registry_dir, f"cursors-{session_hash('cli')}.json")
     with open(cursors) as fh:
         assert json.load(fh)["offsets"]["j1"] == len(collected)
@@ -150,7 +150,7 @@ def test_exec_returns_output_and_code_or_becomes_a_job(cli: Cli):
     assert until(lambda: cli.ok("status", "j2").out.startswith("✓"))
     assert cli.ok("poll", "j2").out == "finish\n"
     as_json = cli("exec", "--json", "--", "printf 'a\\tb'").json()
-    assert as_json["output"] == "a\tb" and as_json["exit_code"] == 0
+    assert as_json["output"] == "a\tb" and as_json["job"]["exitCode"] == 0
     assert as_json["supervision"]["state"] == "exited"
     killed = cli("exec", "--", "kill -TERM $$")
     assert killed.code == 128 + 15

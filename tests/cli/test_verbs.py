@@ -41,7 +41,14 @@ def test_json_anywhere_prints_the_job_details(cli: Cli):
     start = cli.ok("start", "--json", "--stdin", "--", "cat").json()
     assert start["action"] == "start" and start["job"]["id"] == "j1" and start["job"]["stdin"]
     sent = cli.ok("send", "j1", "hello", "--json").json()
-    assert sent == {"action": "send", "job": sent["job"], "sent": 5, "stdinClosed": False}
+    assert sent == {
+        "action": "send",
+        "exit": 0,
+        "sessionId": "cli",
+        "job": sent["job"],
+        "sent": 5,
+        "stdinClosed": False,
+    }
     closed = cli.ok("send", "--json", "j1", "--eof").json()
     assert closed["stdinClosed"] is True and closed["sent"] == 0
     waited = cli.ok("wait", "j1", "--json").json()
@@ -165,7 +172,7 @@ def test_config_init_and_show(cli: Cli, tmp_path):
 
 def test_schema_prints_all_three_vocabularies(cli: Cli):
     everything = json.loads(cli.ok("schema").out)
-    assert set(everything) == {"job", "exec_command", "process"}
+    assert set(everything) == {"job", "exec_command", "process", "cli"}
     assert everything["job"]["job"]["properties"]["action"]["enum"][0] == "start"
     one = json.loads(cli.ok("schema", "write_stdin").out)
     assert one["title"] == "write_stdin" and "chars_b64" in one["properties"]
@@ -182,3 +189,35 @@ def test_tty_job_round_trip_from_the_command_line(cli: Cli):
     cli.ok("send", "j1", "--eof")  # types ^D on a terminal: the REPL exits
     assert cli("wait", "j1", "--timeout-ms", "10000").code == 0
     assert "size 100 30" in cli.ok("logs", "j1").out
+
+
+def test_config_show_prints_the_project_root_it_chose(cli: Cli, tmp_path):
+    """Issue 8, item 4: the registry is keyed by the project root (the registry helper's
+    `paths.project_root`); an engine without it keys by the directory itself."""
+    import subprocess
+    import sys
+
+    from jobs_tui.engine import paths
+
+    root = tmp_path / "repo"
+    sub = root / "src" / "deep"
+    sub.mkdir(parents=True)
+    (root / ".git").mkdir()
+    finder = getattr(paths, "project_root", None)
+    expected = str(finder(str(sub))) if finder else str(sub)
+    env = {k: v for k, v in cli.env().items() if k != "JOBS_TUI_REGISTRY_DIR"}
+    for as_json in (False, True):
+        done = subprocess.run(
+            [sys.executable, "-m", "jobs_tui.app.cli", "config", "show"]
+            + (["--json"] if as_json else []),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(sub),
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        if as_json:
+            assert json.loads(done.stdout)["projectRoot"] == expected
+        else:
+            assert f"# project root: {expected}\n" in done.stdout

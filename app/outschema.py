@@ -1,0 +1,237 @@
+"""JSON Schemas of the command line's `--json` output: one per verb, and the error shape.
+
+`jobs-tui schema cli` prints them. Results and errors share `action`, `exit` (the
+status the call exits with) and `sessionId` (always the session); `job` / `jobs`
+hold registry-format JobRecords (extra fields of ours allowed, as the format says).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+ERROR_CODES = ("usage", "unknown-id", "refused", "error", "interrupted")
+
+_STR: dict[str, Any] = {"type": "string"}
+_INT: dict[str, Any] = {"type": "integer"}
+_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+_BOOL: dict[str, Any] = {"type": "boolean"}
+_NUM: dict[str, Any] = {"type": "number"}
+
+
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+JOB_RECORD: dict[str, Any] = {
+    "type": "object",
+    "description": "A registry-format JobRecord (registry-format.md), with our extra fields.",
+    "required": [
+        "id",
+        "label",
+        "command",
+        "cwd",
+        "pid",
+        "status",
+        "exitCode",
+        "signal",
+        "startedAt",
+        "finishedAt",
+        "logPath",
+        "detached",
+        "wake",
+        "sessionId",
+        "seen",
+        "lastLine",
+        "statusPath",
+        "startToken",
+    ],
+    "properties": {
+        "id": {"type": "string", "pattern": "^j[1-9][0-9]*$"},
+        "label": _STR,
+        "command": _STR,
+        "cwd": _STR,
+        "pid": _or_null(_INT),
+        "status": {"enum": ["running", "exited", "killed", "failed", "unknown"]},
+        "exitCode": _or_null(_INT),
+        "signal": _or_null(_STR),
+        "startedAt": _NUM,
+        "finishedAt": _or_null(_NUM),
+        "logPath": _STR,
+        "detached": _BOOL,
+        "wake": _BOOL,
+        "sessionId": _STR,
+        "seen": _BOOL,
+        "lastLine": _STR,
+        "statusPath": _or_null(_STR),
+        "startToken": _or_null(_STR),
+    },
+    "additionalProperties": True,
+}
+SUPERVISION: dict[str, Any] = {
+    "type": "object",
+    "required": ["state", "stopReason", "deadlineUtc", "quietMs", "logBytes", "logTruncated"],
+    "properties": {
+        "state": _STR,
+        "stopReason": _or_null(_STR),
+        "deadlineUtc": _or_null(_STR),
+        "quietMs": _COUNT,
+        "logBytes": _COUNT,
+        "logTruncated": _BOOL,
+        "cleanup": _or_null(_STR),
+    },
+    "additionalProperties": False,
+}
+
+
+def _result(
+    action: str | list[str],
+    fields: dict[str, Any],
+    required: list[str],
+    *,
+    exit_null: bool = False,
+    text: str = "",
+) -> dict[str, Any]:
+    exit_schema: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": 255}
+    action_schema: dict[str, Any] = (
+        {"const": action} if isinstance(action, str) else {"enum": list(action)}
+    )
+    return {
+        "$schema": DRAFT,
+        "title": f"jobs-tui {action if isinstance(action, str) else action[0].split()[0]} --json",
+        "description": text,
+        "type": "object",
+        "required": ["action", "exit", "sessionId", *required],
+        "properties": {
+            "action": action_schema,
+            "exit": _or_null(exit_schema) if exit_null else exit_schema,
+            "sessionId": _STR,
+            **fields,
+        },
+        "additionalProperties": False,
+    }
+
+
+_OUTPUT = {
+    "job": JOB_RECORD,
+    "output": {"type": "string", "description": "Sanitized output this session had not read."},
+    "running": _BOOL,
+    "outputTruncated": _BOOL,
+    "unreadBytes": _COUNT,
+    "outputSkippedBytes": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Bytes rotated out of the log unread; the output may start mid-line.",
+    },
+    "failure": _STR,
+    "note": _STR,
+    "supervision": SUPERVISION,
+}
+
+
+def cli_schemas() -> dict[str, dict[str, Any]]:
+    """{verb: schema of its `--json` result, ..., "error": schema of every verb's error}."""
+    jobs = {"type": "array", "items": JOB_RECORD}
+    return {
+        "start": _result("start", {"job": JOB_RECORD}, ["job"], text="The job as started."),
+        "list": _result(
+            "list",
+            {
+                "jobs": jobs,
+                "all": _BOOL,
+                "pruned": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "This session's older finished jobs dropped by max_jobs.",
+                },
+                "maxJobs": _COUNT,
+                "problems": {"type": "array", "items": _STR},
+            },
+            ["jobs", "all", "pruned", "problems"],
+        ),
+        "status": _result("status", {"job": JOB_RECORD}, ["job"]),
+        "logs": _result(
+            "logs",
+            {
+                "job": JOB_RECORD,
+                "logs": _STR,
+                "truncated": _BOOL,
+                "earlierLines": _COUNT,
+                "earlierBytes": _COUNT,
+                "offset": _COUNT,
+                "totalLines": _or_null(_COUNT),
+                "note": _STR,
+                "following": {
+                    "type": "boolean",
+                    "description": "logs --follow: true on every line but the last, "
+                    "whose exit is the call's; the others' exit is null.",
+                },
+            },
+            ["job", "logs"],
+            exit_null=True,
+        ),
+        "send": _result(
+            "send", {"job": JOB_RECORD, "sent": _COUNT, "stdinClosed": _BOOL}, ["job", "sent"]
+        ),
+        "kill": _result(
+            "kill",
+            {
+                "job": JOB_RECORD,
+                "signalled": _BOOL,
+                "signal": _STR,
+                "adopted": _BOOL,
+                "escalated": _BOOL,
+                "processes": _COUNT,
+                "leftoversKilled": _COUNT,
+                "note": _STR,
+            },
+            ["job", "signalled", "signal"],
+        ),
+        "clear": _result("clear", {"jobs": jobs, "cleared": _COUNT}, ["jobs", "cleared"]),
+        "wait": _result(
+            "wait",
+            {"job": JOB_RECORD, "timedOut": _BOOL, "cancelled": _BOOL},
+            ["job", "timedOut"],
+            text="exit: the job's code, 128+N after signal N, 124 timed out, 125 not recorded.",
+        ),
+        "exec": _result(
+            "exec",
+            _OUTPUT,
+            ["job", "output", "running", "supervision"],
+            text="exit: the command's code (128+N), or 124 while it is still running.",
+        ),
+        "poll": _result("poll", _OUTPUT, ["job", "output", "running", "supervision"]),
+        "config": _result(
+            ["config init", "config show"],
+            {
+                "path": _STR,
+                "source": _or_null(_STR),
+                "config": {"type": "object"},
+                "registryDir": _STR,
+                "projectRoot": _STR,
+                "warnings": {"type": "array", "items": _STR},
+            },
+            [],
+        ),
+        "schema": _result(
+            "schema", {"name": _or_null(_STR), "schemas": {"type": "object"}}, ["schemas"]
+        ),
+        "error": {
+            "$schema": DRAFT,
+            "title": "jobs-tui error --json",
+            "description": "Any verb's failure; `field` names the flag or word as typed.",
+            "type": "object",
+            "required": ["action", "exit", "sessionId", "error", "field", "code"],
+            "properties": {
+                "action": _or_null(_STR),
+                "exit": {"type": "integer", "minimum": 1, "maximum": 255},
+                "sessionId": _or_null(_STR),
+                "error": _STR,
+                "field": _or_null(_STR),
+                "code": {"enum": list(ERROR_CODES)},
+                "job": JOB_RECORD,
+                "usage": _STR,
+            },
+            "additionalProperties": False,
+        },
+    }
