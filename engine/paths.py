@@ -15,6 +15,9 @@ MAX_SOCKET_PATH = 100
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})\Z")  # \Z: "$" would accept a trailing "\n"
+MAX_JOB_NUMBER = 999_999_999  # j<n> has at most nine digits
+# Every file a job may leave in the registry directory (and its socket, when it is there).
+_JOB_FILE = re.compile(r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|status|end|lock|sock)\Z")
 
 
 def project_key(cwd: str | os.PathLike[str]) -> str:
@@ -51,6 +54,12 @@ def job_number(job_id: str) -> int:
     if not match:
         raise ValueError(f"not a job id: {job_id!r}")
     return int(match.group(1))
+
+
+def job_file_number(name: str) -> int | None:
+    """n, when `name` is one of the files of job j<n> (log, rotation, base, status, end, lock)."""
+    match = _JOB_FILE.match(name)
+    return int(match.group(1)) if match else None
 
 
 class RegistryPaths:
