@@ -14,6 +14,7 @@ from .paths import (
     default_config_path,
     default_state_root,
     project_key,
+    project_root,
 )
 
 MiB = 1024 * 1024
@@ -132,8 +133,11 @@ def resolve_registry_dir(
     config: Config,
     flag: str | None = None,
 ) -> Path:
-    """The argument, then a `--registry-dir` flag, then the env var, the config, the default."""
+    """The argument, then a `--registry-dir` flag, then the env var, the config, the default.
+
+    The default is keyed by the project root of `cwd` (see paths.project_root).
+    """
     for candidate in (argument, flag, os.environ.get(ENV_REGISTRY_DIR), config.registry_dir):
         if candidate:
             return Path(os.path.abspath(os.path.expanduser(os.fspath(candidate))))
-    return default_state_root() / project_key(cwd)
+    return default_state_root() / project_key(project_root(cwd))

@@ -29,6 +29,27 @@ def project_key(cwd: str | os.PathLike[str]) -> str:
     return f"{base}-{digest}"
 
 
+PROJECT_MARKERS = (".git", ".hg", ".jj", ".jobs-tui")
+
+
+def project_root(cwd: str | os.PathLike[str]) -> Path:
+    """The nearest ancestor of `cwd` (itself included) holding a VCS or `.jobs-tui` marker.
+
+    `.git`, `.hg`, `.jj` or `.jobs-tui`, as a file or a directory (a worktree's `.git`
+    is a file); with none up to `/`, the directory itself. The default registry is
+    keyed by this root, so every subdirectory of a project shares one registry.
+    """
+    start = Path(os.path.abspath(os.fspath(cwd)))
+    for candidate in (start, *start.parents):
+        for marker in PROJECT_MARKERS:
+            try:
+                if os.path.lexists(candidate / marker):
+                    return candidate
+            except (OSError, ValueError):
+                continue
+    return start
+
+
 def session_hash(session_id: str) -> str:
     return hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:16]
 
