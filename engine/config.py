@@ -13,6 +13,7 @@ from .paths import (
     ENV_REGISTRY_DIR,
     default_config_path,
     default_state_root,
+    make_private_dirs,
     project_key,
     project_root,
 )
@@ -122,7 +123,7 @@ def write_defaults(path: str | os.PathLike[str] | None = None, *, force: bool = 
     target = Path(path or os.environ.get(ENV_CONFIG) or default_config_path())
     if target.exists() and not force:
         raise FileExistsError(f"{target} exists; not overwritten")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(target.parent)
     target.write_text(tomli_w.dumps({"job": Config().to_table()}), encoding="utf-8")
     return target
 

@@ -21,7 +21,7 @@ from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch
 from .link import LinkClosed, ShimLink
 from .model import EndReason, JobEvent, JobRecord, JobStatus, now_ms, outcome
-from .paths import RegistryPaths, ensure_private_dir
+from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import ReadingMixin
 from .reconcile import Facts, Plan, plan
 from .registry import Registry
@@ -79,7 +79,10 @@ class JobManager(ControlMixin, ReadingMixin):
     async def open(self) -> None:
         if self._opened:
             return
-        ensure_private_dir(Path(self.dir))
+        try:
+            ensure_private_dir(Path(self.dir))
+        except UnsafeRegistryDir as exc:
+            raise JobError(str(exc), "registry_dir") from exc
         self._opened = True
         # The marker first: a peer must never see our file without seeing us alive.
         sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 ENV_REGISTRY_DIR = "JOBS_TUI_REGISTRY_DIR"
@@ -169,7 +170,53 @@ def runtime_dir() -> Path:
     return path
 
 
+class UnsafeRegistryDir(PermissionError):
+    """The registry directory is not ours alone: another user's, or not a directory."""
+
+
+def make_private_dirs(path: str | os.PathLike[str]) -> Path:
+    """`mkdir -p`, every directory it creates (parents included) 0700 whatever the umask."""
+    target = Path(os.path.abspath(os.fspath(path)))
+    missing: list[Path] = []
+    probe = target
+    while not os.path.lexists(probe) and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            continue  # a racer made it: the ownership check below judges the final one
+        os.chmod(directory, 0o700)  # a umask may have taken bits from 0700 (never added)
+    return target
+
+
 def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path, 0o700)
-    return path
+    """Create (0700) or check the registry directory: ours, a directory, private.
+
+    A directory of another user is refused, never chmodded or used: whoever owns it
+    could plant files that steer us. The owner is compared by uid (so running as root
+    does not make everything "ours"); a symlink to the directory is followed, but the
+    link itself must be ours (or root's) too.
+    """
+    try:
+        target = make_private_dirs(path)
+        st = os.stat(target)
+        link = os.lstat(target)
+    except OSError as exc:
+        raise UnsafeRegistryDir(
+            f"registry directory {path} cannot be used: {exc.strerror or exc}"
+        ) from exc
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeRegistryDir(f"registry directory {path} is not a directory; refused")
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is not None and (
+        st.st_uid != uid or (stat.S_ISLNK(link.st_mode) and link.st_uid not in (uid, 0))
+    ):
+        raise UnsafeRegistryDir(
+            f"registry directory {path} belongs to another user (uid {st.st_uid}); refused. "
+            "Use a directory of your own (--registry-dir or JOBS_TUI_REGISTRY_DIR)."
+        )
+    if st.st_mode & 0o077:
+        os.chmod(target, 0o700)
+    return target
