@@ -56,10 +56,10 @@ def prune_victims(finished: list[JobRecord], max_jobs: int) -> tuple[list[JobRec
     `max_jobs`; unreported ones stay, up to FINISHED_CEILING finished records in all,
     past which the oldest unreported go too.
     """
-    ordered = sorted(finished, key=lambda r: (r.ended_at(), r.number))
-    excess = len(ordered) - max_jobs
+    excess = len(finished) - max_jobs
     if excess <= 0:
         return [], 0
+    ordered = sorted(finished, key=lambda r: (r.ended_at(), r.number))
     victims = [r for r in ordered if r.seen][:excess]
     chosen = {r.id for r in victims}
     left = len(ordered) - len(victims)

@@ -47,6 +47,7 @@ from .store import (
     RegistryFile,
     clone_record,
     encode_json,
+    encode_registry,
     load_all,
     quarantine,
     read_cached,
@@ -57,6 +58,7 @@ from .store import (
 __all__ = ["Registry", "prefer"]
 
 PEER_REFRESH_S = 0.5
+JOB_FILE_SCAN_S = 5.0  # how often a refresh also looks for job files that are FIFOs or links
 STALE_TMP_S = 60.0
 MAX_PROBLEMS = 1000  # distinct problems remembered (each is reported once)
 _OWN_FIELDS = ("persistent", "pruned")  # top-level extras of our own file, rewritten each time
@@ -76,6 +78,7 @@ class Registry:
         self._own_unknown: dict = {}
         self._dirty = False
         self._peers_read_at = 0.0
+        self._scanned_at = 0.0  # when job files were last looked at for FIFOs and links
         self._deleted: set[str] = set()
         self._on_disk: set[str] = set()  # own ids in the file as we last read or wrote it
         self._written: tuple[int, int, int] | None = None  # that file's inode, size, mtime
@@ -88,6 +91,7 @@ class Registry:
         self._pruned_disk = 0  # `pruned` as our file says
         self._pruned_here = 0  # pruned by this process since it last wrote
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
+        self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
 
     @property
     def own_path(self) -> Path:
@@ -123,6 +127,7 @@ class Registry:
         """
         self._remove_stale_temp_files()
         loaded = load_all(self.paths.root, self._cache)
+        self._scanned_at = time.monotonic()
         fresh = [p for p in loaded.problems if self.report(p)]
         own = next((f for f in loaded.files if f.path == self.own_path), None)
         if own is not None:
@@ -147,11 +152,14 @@ class Registry:
         self.refresh_own()
         if not force and time.monotonic() - self._peers_read_at < PEER_REFRESH_S:
             return
-        loaded = load_all(self.paths.root, self._cache)
+        scan = time.monotonic() - self._scanned_at > JOB_FILE_SCAN_S
+        loaded = load_all(self.paths.root, self._cache, check_job_files=scan)
         for problem in loaded.problems:
             self.report(problem)
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
+        if scan:
+            self._scanned_at = self._peers_read_at
 
     def refresh_own(self) -> None:
         """Merge our file if another process wrote it (a stat when nothing changed)."""
@@ -301,7 +309,7 @@ class Registry:
         status or end file exists is never handed out, so a start never touches an
         earlier job's files. Past the last possible id, the lowest free number is used.
         """
-        self.refresh_peers(now_ms, force=True)
+        self.refresh_peers(now_ms)
         with self._locked():
             self._merge_from_disk()
         used = {job_number(r.id) for r in self.all()} | reservations.scan(self.paths, now_ms)
@@ -314,21 +322,27 @@ class Registry:
             if job_id is None:
                 raise RuntimeError("no free job id: every j<n> is taken")
             number = job_number(job_id)
-            if not self._committed_anywhere(number, wrapped):
+            if not self._committed_anywhere(number, wrapped, used):
                 self.counter = max(self.counter, min(number + 1, MAX_COUNTER))
                 return job_id
             reservations.release(self.paths, job_id)
             used.add(number)
 
-    def _committed_anywhere(self, number: int, wrapped: bool) -> bool:
-        """`number` is in some file, or (counting upwards) some file's counter is past it."""
-        for file in load_all(self.paths.root, self._cache).files:
-            if any(job_number(r.id) == number for r in file.jobs):
-                return True
-            if not wrapped and file.counter > number:
+    def _committed_anywhere(self, number: int, wrapped: bool, used: set[int]) -> bool:
+        """`number` is in some file, or (counting upwards) some file's counter is past it.
+
+        Every number the files hold is added to `used`, so a retry skips them all.
+        """
+        taken = False
+        for file in load_all(self.paths.root, self._cache, check_job_files=False).files:
+            numbers = {job_number(r.id) for r in file.jobs}
+            used |= numbers
+            if number in numbers:
+                taken = True
+            elif not wrapped and file.counter > number:
                 self.counter = max(self.counter, file.counter)
-                return True
-        return False
+                taken = True
+        return taken
 
     # -- writing -----------------------------------------------------------------
     def add(self, record: JobRecord) -> None:
@@ -411,13 +425,10 @@ class Registry:
             extra: dict = {"persistent": True} if self.persistent else {}
             if self.pruned:
                 extra["pruned"] = self.pruned
-            file = RegistryFile(
-                session_id=self.session_id,
-                counter=self.counter,
-                jobs=sorted(self._own.values(), key=lambda r: r.number),
-                unknown={**self._own_unknown, **extra},
+            jobs = sorted(self._own.values(), key=lambda r: r.number)
+            payload = encode_registry(
+                {**self._own_unknown, **extra}, self.session_id, self.counter, self._encoded(jobs)
             )
-            payload = encode_json(file.to_json())
             if payload != self._disk_raw or _file_key(self.own_path) != self._written:
                 write_bytes_atomic(self.own_path, payload)
                 self._written = _file_key(self.own_path)
@@ -425,6 +436,23 @@ class Registry:
             self._on_disk = set(self._own)
             self._pruned_disk, self._pruned_here = self.pruned, 0
         self._dirty = False
+
+    def _encoded(self, records: list[JobRecord]) -> list[bytes]:
+        """Each record's JSON, encoded again only when one of its fields changed."""
+        memo = self._encoded_memo
+        fresh: dict[str, tuple[tuple, bytes]] = {}
+        out: list[bytes] = []
+        for record in records:
+            snapshot = (tuple(record.__dict__.values()), dict(record.unknown))
+            known = memo.get(record.id)
+            if known is not None and known[0] == snapshot:
+                encoded = known[1]
+            else:
+                encoded = encode_json(record.to_json())
+            fresh[record.id] = (snapshot, encoded)
+            out.append(encoded)
+        self._encoded_memo = fresh
+        return out
 
     def _merge_from_disk(self) -> None:
         """Another process of this session (a command-line call) wrote since we did: merge.

@@ -81,6 +81,14 @@ def encode_json(data: Any) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def encode_registry(
+    unknown: dict[str, Any], session_id: str, counter: int, jobs: list[bytes]
+) -> bytes:
+    """encode_json(RegistryFile(...).to_json()), from records already encoded one by one."""
+    head = encode_json({**unknown, "version": VERSION, "sessionId": session_id, "counter": counter})
+    return head[:-1] + b',"jobs":[' + b",".join(jobs) + b"]}"
+
+
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
     """Unique temp file in the same directory, fsync, rename over, fsync the directory."""
     write_bytes_atomic(path, encode_json(data), durable=durable)
@@ -241,11 +249,13 @@ def is_registry_name(name: str) -> bool:
 _CHECKED = ("j", "session-", "cursors-")
 
 
-def _checked(name: str, entry: os.DirEntry[str]) -> bool:
+def _checked(name: str, entry: os.DirEntry[str], job_files: bool) -> bool:
     """Markers and cursors are always looked at; a job's files only when they are not
     regular files (d_type says so without a stat; their readers check the owner)."""
     if name.endswith(".json"):
         return name[0] != "j" and ".corrupt-" not in name
+    if not job_files:
+        return False
     try:
         if entry.is_file(follow_symlinks=False):
             return False
@@ -254,12 +264,18 @@ def _checked(name: str, entry: os.DirEntry[str]) -> bool:
     return job_file_number(name) is not None and not name.endswith((".sock", ".lock"))
 
 
-def load_all(root: Path, cache: dict[str, tuple[FileKey, RegistryFile]] | None = None) -> Loaded:
+def load_all(
+    root: Path,
+    cache: dict[str, tuple[FileKey, RegistryFile]] | None = None,
+    *,
+    check_job_files: bool = True,
+) -> Loaded:
     """Every session file (and a legacy registry.json) in the directory.
 
     With `cache`, a file whose inode, size and mtime are unchanged is not parsed again
     (every write is a rename, so an unchanged key means unchanged content). A name we
-    read that is not a regular file of ours is reported, never opened for reading.
+    read that is not a regular file of ours is reported, never opened for reading
+    (job files only with `check_job_files`: their readers refuse them anyway).
     """
     files: list[RegistryFile] = []
     problems: list[str] = []
@@ -271,7 +287,7 @@ def load_all(root: Path, cache: dict[str, tuple[FileKey, RegistryFile]] | None =
                 if name.startswith("registry"):
                     if is_registry_name(name):
                         registry_names.append(name)
-                elif name.startswith(_CHECKED) and _checked(name, entry):
+                elif name.startswith(_CHECKED) and _checked(name, entry, check_job_files):
                     problem = _odd_entry(entry)
                     if problem:
                         problems.append(f"{name}: {problem}")
