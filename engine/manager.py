@@ -303,8 +303,8 @@ class JobManager(ControlMixin, ReadingMixin):
     # -- queries -----------------------------------------------------------------
     def get(self, job_id: str) -> JobRecord:
         record = self.registry.get(job_id)
-        if record is None:
-            self.registry.refresh_peers(now_ms())
+        if record is None:  # started elsewhere since the last look: look now
+            self.registry.refresh_peers(now_ms(), force=True)
             record = self.registry.get(job_id)
         if record is None:
             raise UnknownJob(f"id {job_id!r} is not a known job", "id")

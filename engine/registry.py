@@ -309,7 +309,7 @@ class Registry:
         status or end file exists is never handed out, so a start never touches an
         earlier job's files. Past the last possible id, the lowest free number is used.
         """
-        self.refresh_peers(now_ms)
+        self.refresh_peers(now_ms, force=True)
         with self._locked():
             self._merge_from_disk()
         used = {job_number(r.id) for r in self.all()} | reservations.scan(self.paths, now_ms)
@@ -486,8 +486,9 @@ class Registry:
             mine.seen = seen
         for job_id in list(self._own):
             if job_id not in disk and job_id in self._on_disk:
-                self._deleted.add(job_id)
-                del self._own[job_id]  # another process of this session cleared or pruned it
+                # Another process of this session cleared or pruned it, or a take-over
+                # moved it to another session's file (where we now see it as a peer's).
+                del self._own[job_id]
                 self.lost.append(job_id)
         self._on_disk = set(disk)
         self._written, self._disk_raw = fresh.key, fresh.raw

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from jobs_tui.engine import JobManager, UnknownJob
 from jobs_tui.engine.paths import RegistryPaths
 
@@ -180,3 +182,27 @@ def jobs_of(registry_dir: str, session: str) -> list[str] | None:
     if not path.exists():
         return None
     return [j["id"] for j in json.loads(path.read_text())["jobs"]]
+
+
+async def test_after_two_take_overs_the_first_owner_sees_the_last_one(registry_dir):
+    async with (
+        JobManager(registry_dir=registry_dir) as first,
+        JobManager(registry_dir=registry_dir) as second,
+        JobManager(registry_dir=registry_dir) as third,
+    ):
+        job = await first.start("sleep 300")
+        await second.list()
+        await second.adopt(job.id)
+        await third.list()
+        await third.adopt(job.id)
+        assert list(holders(registry_dir, job.id)) == [third.session_id]
+        for session in (first, second):
+            session.registry.refresh_peers(0, force=True)
+            seen = session.get(job.id)
+            assert not session.is_own(seen) and seen.session_id == third.session_id
+        await third.kill(job.id)
+        await third.clear(job.id)
+        for session in (first, second, third):
+            session.registry.refresh_peers(0, force=True)
+            with pytest.raises(UnknownJob):
+                session.get(job.id)
