@@ -142,7 +142,11 @@ class Registry:
                 if kept and self.report(f"{own.path.name}: kept as {kept.name}"):
                     fresh.append(self.problems[-1])
         self._on_disk = set(self._own)
-        self._dirty = own is None or own.unknown.get("persistent", False) is not self.persistent
+        self._dirty = (
+            own is None
+            or own.lossy  # write it clean once its original is kept
+            or own.unknown.get("persistent", False) is not self.persistent
+        )
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
         return fresh

@@ -412,3 +412,20 @@ async def test_files_of_another_user_in_our_registry_are_refused_and_reported(
         for name in (paths.registry_file("dead").name, "j2.status", paths.marker_file("m").name):
             assert any(p.startswith(name + ":") for p in found), (name, found)
     assert os.stat(paths.registry_file("dead")).st_uid == other_user  # left where it was
+
+
+async def test_our_own_file_with_a_skipped_entry_is_kept_once_then_written_clean(registry_dir):
+    jobs = [
+        reference_record("j1", registry_dir, "cli"),
+        reference_record("j2", registry_dir, "cli", exitCode=2**40),
+    ]
+    paths = write_session(registry_dir, "cli", jobs, pid=None, persistent=True)
+    original = paths.registry_file("cli").read_text()
+    for _ in range(3):  # three command-line calls of that session
+        jm = JobManager(registry_dir=registry_dir, session_id="cli", persistent=True)
+        await jm.open()
+        assert [r.id for r in jm.jobs(include_peers=False)] == ["j1"]
+        await jm.close()
+    (kept,) = corrupt_copies(registry_dir, paths.registry_file("cli").name)
+    assert (Path(registry_dir) / kept).read_text() == original
+    assert [j["id"] for j in json.loads(paths.registry_file("cli").read_text())["jobs"]] == ["j1"]
