@@ -47,20 +47,29 @@ def registry_source(flag: str | None) -> str:
 
 async def open_manager(session: str | None, registry_dir: str | None) -> JobManager:
     """An open session, or a VerbError saying which registry directory could not be used."""
+    from jobs_tui.engine import JobError
+
     from .errors import EXIT_ERROR, EXIT_USAGE, VerbError, quote
 
     manager = cli_manager(session, registry_dir)
     try:
         await manager.open()
-    except OSError as exc:
+    except (OSError, JobError) as exc:
+        if isinstance(exc, JobError) and exc.field != "registry_dir":
+            raise
         source = registry_source(registry_dir)
         import errno
 
-        why = exc.strerror or str(exc)
-        if exc.errno == errno.EEXIST or (
+        why = getattr(exc, "strerror", None) or str(exc)
+        if isinstance(exc, JobError):
+            why = str(exc).rsplit(": ", 1)[-1] if " cannot be used: " in str(exc) else why
+        if getattr(exc, "errno", None) == errno.EEXIST or (
             os.path.exists(manager.dir) and not os.path.isdir(manager.dir)
         ):
             why = "it is not a directory"
+        elif "belongs to another user" in str(exc):
+            why = str(exc).split("; refused", 1)[0].split(" belongs ", 1)[-1]
+            why = "it belongs " + why
         message = (
             f"the registry directory {quote(str(manager.dir))} ({source}) cannot be used: {why}"
         )

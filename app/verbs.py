@@ -88,7 +88,8 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
     details = await run_call(jm, {"action": "list", "all": args.all})
     records = [JobRecord.from_json(j) for j in details["jobs"]]
-    details.update(all=bool(args.all), pruned=int(jm.pruned), problems=jm.take_problems())
+    problems = [*details.get("problems", []), *jm.take_problems()]  # the job tool took them
+    details.update(all=bool(args.all), pruned=int(jm.pruned), problems=problems)
     details["maxJobs"] = jm.config.max_jobs
     lines = human.list_lines(records, jm.session_id)
     lines += human.pruned_lines(details["pruned"], details["maxJobs"])
@@ -179,7 +180,7 @@ async def send_bytes_typed(
     jm: JobManager, args: argparse.Namespace, call: dict[str, Any]
 ) -> dict[str, Any]:
     """TEXT that is not UTF-8 goes to the job as the very bytes typed (surrogateescape)."""
-    from jobs_tui.engine.calls import MAX_INPUT
+    from jobs_tui.engine.callschema import MAX_INPUT
 
     data = os.fsencode(args.text)
     if len(data) > MAX_INPUT:

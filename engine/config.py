@@ -13,7 +13,9 @@ from .paths import (
     ENV_REGISTRY_DIR,
     default_config_path,
     default_state_root,
+    make_private_dirs,
     project_key,
+    project_root,
 )
 
 MiB = 1024 * 1024
@@ -121,7 +123,7 @@ def write_defaults(path: str | os.PathLike[str] | None = None, *, force: bool = 
     target = Path(path or os.environ.get(ENV_CONFIG) or default_config_path())
     if target.exists() and not force:
         raise FileExistsError(f"{target} exists; not overwritten")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(target.parent)
     target.write_text(tomli_w.dumps({"job": Config().to_table()}), encoding="utf-8")
     return target
 
@@ -132,8 +134,11 @@ def resolve_registry_dir(
     config: Config,
     flag: str | None = None,
 ) -> Path:
-    """The argument, then a `--registry-dir` flag, then the env var, the config, the default."""
+    """The argument, then a `--registry-dir` flag, then the env var, the config, the default.
+
+    The default is keyed by the project root of `cwd` (see paths.project_root).
+    """
     for candidate in (argument, flag, os.environ.get(ENV_REGISTRY_DIR), config.registry_dir):
         if candidate:
             return Path(os.path.abspath(os.path.expanduser(os.fspath(candidate))))
-    return default_state_root() / project_key(cwd)
+    return default_state_root() / project_key(project_root(cwd))

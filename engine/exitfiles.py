@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .bounds import MAX_BYTES, MAX_TIME_MS, in_range
 from .paths import RegistryPaths
+from .safefiles import UnsafeFile, open_regular
 
 _STATUS = re.compile(rb"^-?\d{1,10}$")
 
@@ -22,25 +26,45 @@ class ExitInfo:
     log_bytes: int | None = None
 
 
-def _read_small(path: Path | None, limit: int) -> bytes | None:
+def _read_small(
+    path: Path | None, limit: int, problems: Callable[[str], object] | None = None
+) -> bytes | None:
+    """The file's first bytes (opened safely: a FIFO, symlink or another user's is refused)."""
     if path is None:
         return None
     try:
-        with open(path, "rb") as fh:
-            return fh.read(limit + 1)
+        fd = open_regular(path)
+    except UnsafeFile as exc:
+        if problems is not None:
+            problems(f"{path.name}: {exc.strerror}")
+        return None
     except OSError:
         return None
+    try:
+        return os.pread(fd, limit + 1, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
-def read_exit(paths: RegistryPaths, job_id: str, status_path: str | None) -> ExitInfo | None:
-    """The recorded exit of a job, if its status file (inside the registry dir) says one."""
+def read_exit(
+    paths: RegistryPaths,
+    job_id: str,
+    status_path: str | None,
+    problems: Callable[[str], object] | None = None,
+) -> ExitInfo | None:
+    """The recorded exit of a job, if its status file (inside the registry dir) says one.
+
+    `problems` hears about a status or end file that was refused (see safefiles).
+    """
     candidate = paths.inside(status_path) if status_path else paths.status(job_id)
-    raw = _read_small(candidate, 64)
+    raw = _read_small(candidate, 64, problems)
     if raw is None or len(raw) > 64 or not _STATUS.match(raw.strip()):
         return None
     status = int(raw.strip())
     reason = signal = finished = line = size = None
-    end_raw = _read_small(paths.end(job_id), 4096)
+    end_raw = _read_small(paths.end(job_id), 4096, problems)
     if end_raw:
         try:
             end = json.loads(end_raw)
@@ -50,7 +74,8 @@ def read_exit(paths: RegistryPaths, job_id: str, status_path: str | None) -> Exi
             reason = end.get("reason") if isinstance(end.get("reason"), str) else None
             signal = end.get("signal") if isinstance(end.get("signal"), str) else None
             at = end.get("finishedAt")
-            finished = at if isinstance(at, int) and not isinstance(at, bool) else None
+            finished = at if isinstance(at, int) and in_range(at, 0, MAX_TIME_MS) else None
             line = end.get("tail") if isinstance(end.get("tail"), str) else None
-            size = end.get("bytes") if isinstance(end.get("bytes"), int) else None
+            size = end.get("bytes")
+            size = size if isinstance(size, int) and in_range(size, 0, MAX_BYTES) else None
     return ExitInfo(status, reason, signal, finished, line, size)

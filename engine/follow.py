@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .safefiles import open_regular
+
 READ_CAP = 4 * 1024 * 1024  # bytes one poll returns at most; the rest waits for the next
 
 
@@ -45,8 +47,8 @@ class LogCursor:
         if current is not None and current[1] == inode:
             return False
         try:
-            fd = os.open(self.live + ".1", os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
+            fd = open_regular(self.live + ".1")
+        except OSError:  # missing, or refused (not a regular file of ours)
             return False
         st = os.fstat(fd)
         if st.st_ino != inode:
@@ -57,8 +59,8 @@ class LogCursor:
 
     def _open(self, at_end: bool) -> bool:
         try:
-            fd = os.open(self.live, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
+            fd = open_regular(self.live)
+        except OSError:  # missing, or refused (not a regular file of ours)
             return False
         st = os.fstat(fd)
         self._fd, self._ino = fd, (st.st_dev, st.st_ino)

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from .logwriter import LogWriter
+from .safefiles import UnsafeFile, open_regular
 
 MiB = 1024 * 1024
 LINE_CAP = MiB  # one log line is never loaded whole past this
@@ -21,11 +22,20 @@ _BLOCK = 64 * 1024
 _MISSING_WAIT = 0.05  # seconds a missing live segment is waited for
 
 
-__all__ = ["LogMissing", "LogWriter", "open_pair", "read_page", "read_tail"]
+__all__ = ["LogMissing", "LogRefused", "LogWriter", "open_pair", "read_page", "read_tail"]
 
 
 class LogMissing(FileNotFoundError):
     """The job's log no longer exists (deleted by hand, or never written)."""
+
+
+class LogRefused(LogMissing):
+    """A log segment that is not a regular file of ours (a FIFO, a symlink, another
+    user's file): treated as unreadable, never opened for reading."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(errno.EPERM, f"{os.path.basename(path)}: {reason}", path)
+        self.reason = reason
 
 
 @dataclass
@@ -60,10 +70,13 @@ class SegmentPair:
 
 
 def _open_segment(path: str) -> _Segment | None:
+    """The segment opened safely (O_NOFOLLOW | O_NONBLOCK, a regular file of ours)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = open_regular(path)
     except FileNotFoundError:
         return None
+    except UnsafeFile as exc:
+        raise LogRefused(path, exc.strerror or "refused") from exc
     return _Segment(fd, os.fstat(fd).st_size)
 
 
@@ -87,7 +100,12 @@ def open_pair(live: str, previous: str, attempts: int = 200) -> SegmentPair:
     missing_since: float | None = None
     for attempt in range(attempts):
         live_seg = _open_segment(live)
-        prev_seg = _open_segment(previous)
+        try:
+            prev_seg = _open_segment(previous)
+        except LogRefused:
+            if live_seg:
+                os.close(live_seg.fd)
+            raise
         if live_seg is None:
             if prev_seg is None:
                 raise LogMissing(errno.ENOENT, "log file does not exist", live)
@@ -319,11 +337,16 @@ class SinceRead:
 
 def _read_base(path: str) -> tuple[int, int] | None:
     try:
-        with open(path, "rb") as fh:
-            inode, start = fh.read(64).split()
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        inode, start = os.pread(fd, 64, 0).split()
         return int(inode), int(start)
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
 
 
 def read_since(live: str, previous: str, offset: int, cap: int) -> SinceRead:

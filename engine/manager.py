@@ -21,7 +21,7 @@ from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch
 from .link import LinkClosed, ShimLink
 from .model import EndReason, JobEvent, JobRecord, JobStatus, now_ms, outcome
-from .paths import RegistryPaths, ensure_private_dir
+from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import ReadingMixin
 from .reconcile import Facts, Plan, plan
 from .registry import Registry
@@ -59,7 +59,6 @@ class JobManager(ControlMixin, ReadingMixin):
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
         self.problems: list[str] = list(self.config.warnings)
         self._reported_problems: set[str] = set()
-        self.pruned = 0  # own finished records dropped by max_jobs (see Registry.prune)
         self._links: dict[str, ShimLink] = {}
         self._finished: dict[str, asyncio.Event] = {}
         self._subscribers: list[Subscriber] = []
@@ -79,13 +78,16 @@ class JobManager(ControlMixin, ReadingMixin):
     async def open(self) -> None:
         if self._opened:
             return
-        ensure_private_dir(Path(self.dir))
+        try:
+            ensure_private_dir(Path(self.dir))
+        except UnsafeRegistryDir as exc:
+            raise JobError(str(exc), "registry_dir") from exc
         self._opened = True
         # The marker first: a peer must never see our file without seeing us alive.
         sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
         self.problems += self.registry.load(now_ms())
         await self._reconcile_own()
-        self.registry.persist()
+        self.registry.persist_if_dirty()
         self._spawn(self._heartbeat())
         self._spawn(self._reconcile_loop())
 
@@ -142,13 +144,28 @@ class JobManager(ControlMixin, ReadingMixin):
     async def _reconcile_loop(self) -> None:
         while True:
             await asyncio.sleep(RECONCILE_S)
-            with contextlib.suppress(OSError):
+            try:
                 self.registry.refresh_peers(now_ms(), force=True)
                 await self._reconcile_own()
                 self.registry.persist_if_dirty()
+            except OSError:
+                pass
+            except Exception as exc:  # one bad pass must not end the loop for good
+                self.registry.report(f"reconcile: {type(exc).__name__}: {str(exc)[:200]}")
+
+    async def _drop_lost_links(self) -> None:
+        """Let go of jobs another process took over or cleared: no settle, no kill."""
+        for job_id in self.registry.take_lost():
+            link = self._links.pop(job_id, None)
+            event = self._finished.pop(job_id, None)
+            if link is not None:
+                await link.close()
+            if event is not None:
+                event.set()  # a waiter on it goes back to polling the record
 
     async def _reconcile_own(self) -> None:
         """Own running records without a live link: settle, reattach, or kill as orphans."""
+        await self._drop_lost_links()
         adopted = {r.id for r in self.registry.take_adopted()}
         for record in self.registry.own_running():
             if record.id in self._links:
@@ -286,17 +303,22 @@ class JobManager(ControlMixin, ReadingMixin):
     # -- queries -----------------------------------------------------------------
     def get(self, job_id: str) -> JobRecord:
         record = self.registry.get(job_id)
-        if record is None:
-            self.registry.refresh_peers(now_ms())
+        if record is None:  # started elsewhere since the last look: look now
+            self.registry.refresh_peers(now_ms(), force=True)
             record = self.registry.get(job_id)
         if record is None:
             raise UnknownJob(f"id {job_id!r} is not a known job", "id")
         return record
 
+    @property
+    def pruned(self) -> int:
+        """This session's finished records dropped by `max_jobs` (kept in its registry file)."""
+        return self.registry.pruned
+
     def take_problems(self) -> list[str]:
         """Problems (quarantined files, skipped entries, refused paths) not reported yet."""
         fresh = []
-        for problem in [*self.problems, *self.registry.problems]:
+        for problem in [*self.problems, *self.registry.take_problems()]:
             if problem not in self._reported_problems:
                 self._reported_problems.add(problem)
                 fresh.append(problem)

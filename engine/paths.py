@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 ENV_REGISTRY_DIR = "JOBS_TUI_REGISTRY_DIR"
@@ -15,6 +16,9 @@ MAX_SOCKET_PATH = 100
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})\Z")  # \Z: "$" would accept a trailing "\n"
+MAX_JOB_NUMBER = 999_999_999  # j<n> has at most nine digits
+# Every file a job may leave in the registry directory (and its socket, when it is there).
+_JOB_FILE = re.compile(r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|status|end|lock|sock)\Z")
 
 
 def project_key(cwd: str | os.PathLike[str]) -> str:
@@ -24,6 +28,27 @@ def project_key(cwd: str | os.PathLike[str]) -> str:
     base = _UNSAFE.sub("_", base)
     digest = hashlib.sha1(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"{base}-{digest}"
+
+
+PROJECT_MARKERS = (".git", ".hg", ".jj", ".jobs-tui")
+
+
+def project_root(cwd: str | os.PathLike[str]) -> Path:
+    """The nearest ancestor of `cwd` (itself included) holding a VCS or `.jobs-tui` marker.
+
+    `.git`, `.hg`, `.jj` or `.jobs-tui`, as a file or a directory (a worktree's `.git`
+    is a file); with none up to `/`, the directory itself. The default registry is
+    keyed by this root, so every subdirectory of a project shares one registry.
+    """
+    start = Path(os.path.abspath(os.fspath(cwd)))
+    for candidate in (start, *start.parents):
+        for marker in PROJECT_MARKERS:
+            try:
+                if os.path.lexists(candidate / marker):
+                    return candidate
+            except (OSError, ValueError):
+                continue
+    return start
 
 
 def session_hash(session_id: str) -> str:
@@ -51,6 +76,12 @@ def job_number(job_id: str) -> int:
     if not match:
         raise ValueError(f"not a job id: {job_id!r}")
     return int(match.group(1))
+
+
+def job_file_number(name: str) -> int | None:
+    """n, when `name` is one of the files of job j<n> (log, rotation, base, status, end, lock)."""
+    match = _JOB_FILE.match(name)
+    return int(match.group(1)) if match else None
 
 
 class RegistryPaths:
@@ -139,7 +170,53 @@ def runtime_dir() -> Path:
     return path
 
 
+class UnsafeRegistryDir(PermissionError):
+    """The registry directory is not ours alone: another user's, or not a directory."""
+
+
+def make_private_dirs(path: str | os.PathLike[str]) -> Path:
+    """`mkdir -p`, every directory it creates (parents included) 0700 whatever the umask."""
+    target = Path(os.path.abspath(os.fspath(path)))
+    missing: list[Path] = []
+    probe = target
+    while not os.path.lexists(probe) and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            continue  # a racer made it: the ownership check below judges the final one
+        os.chmod(directory, 0o700)  # a umask may have taken bits from 0700 (never added)
+    return target
+
+
 def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path, 0o700)
-    return path
+    """Create (0700) or check the registry directory: ours, a directory, private.
+
+    A directory of another user is refused, never chmodded or used: whoever owns it
+    could plant files that steer us. The owner is compared by uid (so running as root
+    does not make everything "ours"); a symlink to the directory is followed, but the
+    link itself must be ours (or root's) too.
+    """
+    try:
+        target = make_private_dirs(path)
+        st = os.stat(target)
+        link = os.lstat(target)
+    except OSError as exc:
+        raise UnsafeRegistryDir(
+            f"registry directory {path} cannot be used: {exc.strerror or exc}"
+        ) from exc
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeRegistryDir(f"registry directory {path} is not a directory; refused")
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is not None and (
+        st.st_uid != uid or (stat.S_ISLNK(link.st_mode) and link.st_uid not in (uid, 0))
+    ):
+        raise UnsafeRegistryDir(
+            f"registry directory {path} belongs to another user (uid {st.st_uid}); refused. "
+            "Use a directory of your own (--registry-dir or JOBS_TUI_REGISTRY_DIR)."
+        )
+    if st.st_mode & 0o077:
+        os.chmod(target, 0o700)
+    return target

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
-from .logs import LogMissing, TailRead, read_page, read_since, read_tail
+from .logs import LogMissing, LogRefused, TailRead, read_page, read_since, read_tail
 from .model import JobRecord
 from .results import JobError, LogsResult, ReadSince, Refused
 from .sanitize import sanitize_log
@@ -41,6 +41,8 @@ class ReadingMixin:
         count = min(call.lines or self.config.max_log_lines, 2000)
         try:
             tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
+        except LogRefused as exc:
+            raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
         except LogMissing as exc:
             state = "keeps running" if record.running else f"is {record.status.value}"
             raise JobError(
@@ -78,7 +80,10 @@ class ReadingMixin:
         """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
         record = self.get(job_id)
         live, previous = self.log_files(record)
-        page = await asyncio.to_thread(read_page, live, previous, offset, limit)
+        try:
+            page = await asyncio.to_thread(read_page, live, previous, offset, limit)
+        except LogRefused as exc:
+            raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
         text = sanitize_log("\n".join(page.lines))
         return LogsResult(
             record,
@@ -101,6 +106,8 @@ class ReadingMixin:
         while True:
             try:
                 got = await asyncio.to_thread(read_since, live, previous, max(0, offset), cap)
+            except LogRefused as exc:
+                raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
             except LogMissing as exc:
                 raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
             data = got.data

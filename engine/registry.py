@@ -2,8 +2,13 @@
 
 Adoption of a dead session is a claim by rename: `registry-<h>.json` is renamed to
 `registry-<h>.json.adopting-<mine>`; exactly one racer's rename succeeds. The winner
-merges the records into its own file (durably) and only then removes the claim, so
-a crash in between leaves a claim file that the next session adopts in turn.
+merges the records into its own file (durably) and only then removes the claim (or
+keeps it as `.corrupt-<ms>` when something in it could not be carried over), so a
+crash in between leaves a claim file that the next session adopts in turn.
+
+A take-over of a live session's job writes the record (with `takenFrom`) into our file,
+then removes it from the old owner's file under that session's lock; the old owner's
+processes see it gone from their file and let it go (`take_lost`).
 """
 
 from __future__ import annotations
@@ -21,25 +26,42 @@ except ImportError:  # Windows: one process per session there
     fcntl = None  # type: ignore[assignment]
 
 from . import procs, reservations, sessions
+from .bounds import MAX_COUNTER, in_range
 from .config import Config
 from .exitfiles import read_exit
 from .model import JobRecord, JobStatus, outcome
-from .paths import RegistryPaths, job_number, session_hash
+from .ownership import (
+    FINISHED_CEILING,
+    TAKEN_FROM,
+    prefer,
+    prune_victims,
+    remove_from_file,
+    taken_from,
+)
+from .paths import MAX_JOB_NUMBER, RegistryPaths, job_number, session_hash
 from .reconcile import claim_base, claimer
+from .safefiles import UnsafeFile
 from .sanitize import last_line
-from .store import CorruptRegistry, RegistryFile, load_all, read_registry, write_json_atomic
+from .store import (
+    CorruptRegistry,
+    RegistryFile,
+    clone_record,
+    encode_json,
+    encode_registry,
+    load_all,
+    quarantine,
+    read_cached,
+    read_registry,
+    write_bytes_atomic,
+)
+
+__all__ = ["Registry", "prefer"]
 
 PEER_REFRESH_S = 0.5
+JOB_FILE_SCAN_S = 5.0  # how often a refresh also looks for job files that are FIFOs or links
 STALE_TMP_S = 60.0
-
-
-def prefer(a: JobRecord, b: JobRecord, session_id: str) -> JobRecord:
-    """The format's merge rule: settled beats running, own beats peer, later beats earlier."""
-    if a.running != b.running:
-        return b if a.running else a
-    if (a.session_id == session_id) != (b.session_id == session_id):
-        return a if a.session_id == session_id else b
-    return a if a.ended_at() >= b.ended_at() else b
+MAX_PROBLEMS = 1000  # distinct problems remembered (each is reported once)
+_OWN_FIELDS = ("persistent", "pruned")  # top-level extras of our own file, rewritten each time
 
 
 class Registry:
@@ -56,13 +78,20 @@ class Registry:
         self._own_unknown: dict = {}
         self._dirty = False
         self._peers_read_at = 0.0
+        self._scanned_at = 0.0  # when job files were last looked at for FIFOs and links
         self._deleted: set[str] = set()
         self._on_disk: set[str] = set()  # own ids in the file as we last read or wrote it
         self._written: tuple[int, int, int] | None = None  # that file's inode, size, mtime
+        self._disk_raw = b""  # and its bytes: a write that would change nothing is skipped
         self._lock_depth = 0
         self.adopted: list[JobRecord] = []  # adopted since the last take_adopted()
-        self.problems: list[str] = []
-        self._cache: dict = {}  # parsed peer files, by name, keyed on inode/size/mtime
+        self.lost: list[str] = []  # own ids another process removed (cleared, taken over)
+        self.problems: list[str] = []  # every distinct problem, in order, each once
+        self._unreported: list[str] = []
+        self._pruned_disk = 0  # `pruned` as our file says
+        self._pruned_here = 0  # pruned by this process since it last wrote
+        self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
+        self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
 
     @property
     def own_path(self) -> Path:
@@ -72,34 +101,74 @@ class Registry:
     def lock_path(self) -> Path:
         return self.paths.root / f"persist-{session_hash(self.session_id)}.lock"
 
+    @property
+    def pruned(self) -> int:
+        """This session's finished records dropped by `max_jobs`, over its whole life."""
+        return self._pruned_disk + self._pruned_here
+
+    # -- problems ----------------------------------------------------------------
+    def report(self, problem: str) -> bool:
+        """Remember a problem once; True if it is new."""
+        if problem in self.problems or len(self.problems) >= MAX_PROBLEMS:
+            return False
+        self.problems.append(problem)
+        self._unreported.append(problem)
+        return True
+
+    def take_problems(self) -> list[str]:
+        taken, self._unreported = self._unreported, []
+        return taken
+
     # -- reading -----------------------------------------------------------------
     def load(self, now_ms: int) -> list[str]:
-        """Read every file: own records, peers, and adopt dead sessions (see module doc)."""
-        self._remove_stale_temp_files()
-        with self._locked():
-            return self._load(now_ms)
+        """Read every file: own records, peers, and adopt dead sessions (see module doc).
 
-    def _load(self, now_ms: int) -> list[str]:
-        loaded = load_all(self.paths.root)
-        for file in loaded.files:
-            if file.path == self.own_path:
-                self.counter = max(self.counter, file.counter)
-                self._own_unknown = {k: v for k, v in file.unknown.items() if k != "persistent"}
-                for record in file.jobs:
-                    self._own[record.id] = record
+        Returns the problems this load found (each is also queued for take_problems).
+        """
+        self._remove_stale_temp_files()
+        loaded = load_all(self.paths.root, self._cache)
+        self._scanned_at = time.monotonic()
+        fresh = [p for p in loaded.problems if self.report(p)]
+        own = next((f for f in loaded.files if f.path == self.own_path), None)
+        if own is not None:
+            self.counter = max(self.counter, own.counter)
+            self._own_unknown = {k: v for k, v in own.unknown.items() if k not in _OWN_FIELDS}
+            self._pruned_disk = _pruned_field(own)
+            for record in own.jobs:
+                self._own[record.id] = clone_record(record)
+            self._written, self._disk_raw = own.key, own.raw
+            if own.lossy:  # our next write would drop what could not be read: keep it
+                kept = quarantine(self.own_path, copy=True)
+                if kept and self.report(f"{own.path.name}: kept as {kept.name}"):
+                    fresh.append(self.problems[-1])
         self._on_disk = set(self._own)
-        self._written = _file_key(self.own_path)
+        self._dirty = (
+            own is None
+            or own.lossy  # write it clean once its original is kept
+            or own.unknown.get("persistent", False) is not self.persistent
+        )
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
-        return loaded.problems
+        return fresh
 
     def refresh_peers(self, now_ms: int, force: bool = False) -> None:
+        """Re-read what changed: our own file (other processes of this session), then peers."""
+        self.refresh_own()
         if not force and time.monotonic() - self._peers_read_at < PEER_REFRESH_S:
             return
-        loaded = load_all(self.paths.root, self._cache)
-        self.problems += loaded.problems
+        scan = time.monotonic() - self._scanned_at > JOB_FILE_SCAN_S
+        loaded = load_all(self.paths.root, self._cache, check_job_files=scan)
+        for problem in loaded.problems:
+            self.report(problem)
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
+        if scan:
+            self._scanned_at = self._peers_read_at
+
+    def refresh_own(self) -> None:
+        """Merge our file if another process wrote it (a stat when nothing changed)."""
+        if _file_key(self.own_path) != self._written:
+            self._merge_from_disk()
 
     def _absorb(self, files: list[RegistryFile], now_ms: int) -> None:
         peers: dict[str, JobRecord] = {}
@@ -110,8 +179,10 @@ class Registry:
             if self._adoptable(file, now_ms) and self._adopt(file):
                 continue
             for record in file.jobs:
-                if record.id in self._own or record.id in self._deleted:
+                if record.id in self._own:
                     continue
+                if record.id in self._deleted and taken_from(record) != self.session_id:
+                    continue  # cleared here; a copy taken over from us is another matter
                 current = peers.get(record.id)
                 peers[record.id] = record if current is None else prefer(current, record, "")
         for record in peers.values():
@@ -137,13 +208,16 @@ class Registry:
         """Claim a dead session's file by rename and take its records; False if we lost."""
         assert file.path is not None
         mine = session_hash(self.session_id)
-        claim = file.path.with_name(f"{claim_base(file.path.name)}.adopting-{mine}")
+        base = claim_base(file.path.name)
+        claim = file.path.with_name(f"{base}.adopting-{mine}")
         try:
             if file.path != claim:
                 os.rename(file.path, claim)
             claimed = read_registry(claim)
-        except (FileNotFoundError, CorruptRegistry):
+        except (FileNotFoundError, CorruptRegistry, UnsafeFile):
             return False  # another session won the race (or the file went away)
+        except OSError:
+            return False
         self.counter = max(self.counter, claimed.counter)
         for record in claimed.jobs:
             current = self._own.get(record.id)
@@ -154,7 +228,16 @@ class Registry:
             self._peers.pop(record.id, None)
             self.adopted.append(record)
         self.persist()
-        claim.unlink(missing_ok=True)
+        if claimed.lossy:  # something in it was not carried over: keep the original
+            kept = quarantine(claim, base)
+            reasons = [*claimed.shape, *(f"skipped an entry: {r}" for r in claimed.skipped)]
+            if kept:
+                self.report(
+                    f"{base}: adopted, but not everything in it could be carried over "
+                    f"({'; '.join(reasons)[:200]}); original kept as {kept.name}"
+                )
+        else:
+            claim.unlink(missing_ok=True)
         if claimed.session_id:
             sessions.remove_marker(self.paths, claimed.session_id)
             lock = self.paths.root / f"persist-{session_hash(claimed.session_id)}.lock"
@@ -165,11 +248,16 @@ class Registry:
         adopted, self.adopted = self.adopted, []
         return adopted
 
+    def take_lost(self) -> list[str]:
+        """Own ids that other processes removed from our file since the last call."""
+        lost, self.lost = self.lost, []
+        return lost
+
     def _view_settle(self, record: JobRecord) -> None:
         """Show a peer's finished job as finished, without writing anything of theirs."""
         if not record.running:
             return
-        info = read_exit(self.paths, record.id, record.status_path)
+        info = read_exit(self.paths, record.id, record.status_path, problems=self.report)
         if info is not None:
             status, code, sig = outcome(
                 info.exit_status, info.reason, info.signal, procs.signal_name
@@ -196,7 +284,7 @@ class Registry:
             if name.startswith(".") and name.endswith(".tmp"):
                 path = self.paths.root / name
                 try:
-                    if now - path.stat().st_mtime > STALE_TMP_S:
+                    if now - path.lstat().st_mtime > STALE_TMP_S:
                         path.unlink()
                 except OSError:
                     continue
@@ -211,52 +299,81 @@ class Registry:
         return list(self._own.values())
 
     def own_running(self) -> list[JobRecord]:
+        self.refresh_own()  # never act on a job another process cleared or took over
         return [r for r in self._own.values() if r.running]
 
     # -- ids ---------------------------------------------------------------------
     def reserve_id(self, now_ms: int) -> str:
         """A project-wide unique `j<n>`: O_EXCL lock, then a fresh look at every file.
 
-        A racer may have committed n and released its lock between our read and our
-        lock; its file then shows n (or a counter past it), and we move on.
+        Every file counts, this session's own included as it is on disk (another
+        process of this session may have committed an id since we read it). A racer
+        may have committed n and released its lock between our read and our lock; its
+        file then shows n (or a counter past it), and we move on. A number whose log,
+        status or end file exists is never handed out, so a start never touches an
+        earlier job's files. Past the last possible id, the lowest free number is used.
         """
         self.refresh_peers(now_ms, force=True)
+        with self._locked():
+            self._merge_from_disk()
+        used = {job_number(r.id) for r in self.all()} | reservations.scan(self.paths, now_ms)
         while True:
-            taken = [job_number(r.id) for r in self.all()]
-            taken += reservations.held_numbers(self.paths)
-            first = max([self.counter, *(n + 1 for n in taken)])
-            job_id = reservations.reserve(self.paths, first, self.session_id)
+            first = max([self.counter, *(n + 1 for n in used)])
+            wrapped = first > MAX_JOB_NUMBER
+            job_id = reservations.reserve(
+                self.paths, 1 if wrapped else first, self.session_id, used
+            )
+            if job_id is None:
+                raise RuntimeError("no free job id: every j<n> is taken")
             number = job_number(job_id)
-            self.counter = number + 1
-            if not self._committed_elsewhere(number):
+            if not self._committed_anywhere(number, wrapped, used):
+                self.counter = max(self.counter, min(number + 1, MAX_COUNTER))
                 return job_id
             reservations.release(self.paths, job_id)
+            used.add(number)
 
-    def _committed_elsewhere(self, number: int) -> bool:
-        for file in load_all(self.paths.root, self._cache).files:
-            if file.path == self.own_path:
-                continue
-            if file.counter > number or any(job_number(r.id) == number for r in file.jobs):
+    def _committed_anywhere(self, number: int, wrapped: bool, used: set[int]) -> bool:
+        """`number` is in some file, or (counting upwards) some file's counter is past it.
+
+        Every number the files hold is added to `used`, so a retry skips them all.
+        """
+        taken = False
+        for file in load_all(self.paths.root, self._cache, check_job_files=False).files:
+            numbers = {job_number(r.id) for r in file.jobs}
+            used |= numbers
+            if number in numbers:
+                taken = True
+            elif not wrapped and file.counter > number:
                 self.counter = max(self.counter, file.counter)
-                return True
-        return False
+                taken = True
+        return taken
 
     # -- writing -----------------------------------------------------------------
     def add(self, record: JobRecord) -> None:
         self._own[record.id] = record
 
     def take_over(self, job_id: str) -> JobRecord:
+        """Make a peer's record ours: in our file first, then out of its owner's file."""
         record = self._peers.pop(job_id).copy()  # the peer's parsed file stays untouched
+        previous = record.session_id
         record.session_id = self.session_id
+        record.unknown[TAKEN_FROM] = previous
+        self._deleted.discard(job_id)
         self._own[job_id] = record
         self.persist()
+        if previous and previous != self.session_id:
+            problem = remove_from_file(self.paths, previous, job_id)
+            if problem:
+                self.report(problem)
         return record
 
     def remove(self, ids: list[str]) -> list[JobRecord]:
-        removed = [self._own.pop(i) for i in ids if i in self._own]
-        self._deleted.update(r.id for r in removed)
-        if removed:
-            self.persist()
+        with self._locked():
+            self._merge_from_disk()  # a record another process cleared or took is not ours
+            removed = [self._own.pop(i) for i in ids if i in self._own]
+            self._deleted.update(r.id for r in removed)
+            if removed:
+                self.persist()
         for record in removed:
             self._delete_files(record)
         return removed
@@ -270,18 +387,26 @@ class Registry:
             Path(str(log) + ".1").unlink(missing_ok=True)
 
     def prune(self) -> list[JobRecord]:
-        """Own finished records beyond `max_jobs`, oldest first."""
-        finished = sorted(
-            (r for r in self._own.values() if not r.running), key=lambda r: (r.ended_at(), r.number)
-        )
-        excess = len(finished) - self.config.max_jobs
-        if excess <= 0:
+        """Own finished records beyond `max_jobs` whose results were reported, oldest first.
+
+        Unreported ones stay (up to FINISHED_CEILING finished records); past the
+        ceiling the oldest go too, and a problem says which.
+        """
+        finished = [r for r in self._own.values() if not r.running]
+        victims, unreported = prune_victims(finished, self.config.max_jobs)
+        if not victims:
             return []
-        victims = finished[:excess]
         for record in victims:
             del self._own[record.id]
             self._deleted.add(record.id)
             self._delete_files(record)
+        if unreported:
+            ids = ", ".join(r.id for r in victims[-unreported:][:20])
+            self.report(
+                f"{unreported} finished job(s) pruned although their results were not "
+                f"reported ({ids}): more than {FINISHED_CEILING} finished jobs"
+            )
+        self._pruned_here += len(victims)
         self._dirty = True
         return victims
 
@@ -293,52 +418,84 @@ class Registry:
             self.persist()
 
     def persist(self) -> None:
-        """Write this session's file, merged onto what other processes of it wrote."""
+        """Write this session's file, merged onto what other processes of it wrote.
+
+        Finished records past `max_jobs` are pruned here (see prune). A write that
+        would leave the file byte for byte as it is is skipped.
+        """
         with self._locked():
             self._merge_from_disk()
-            extra = {"persistent": True} if self.persistent else {}
-            file = RegistryFile(
-                session_id=self.session_id,
-                counter=self.counter,
-                jobs=sorted(self._own.values(), key=lambda r: r.number),
-                unknown={**self._own_unknown, **extra},
+            self.prune()
+            extra: dict = {"persistent": True} if self.persistent else {}
+            if self.pruned:
+                extra["pruned"] = self.pruned
+            jobs = sorted(self._own.values(), key=lambda r: r.number)
+            payload = encode_registry(
+                {**self._own_unknown, **extra}, self.session_id, self.counter, self._encoded(jobs)
             )
-            write_json_atomic(self.own_path, file.to_json())
-            self._written = _file_key(self.own_path)
+            if payload != self._disk_raw or _file_key(self.own_path) != self._written:
+                write_bytes_atomic(self.own_path, payload)
+                self._written = _file_key(self.own_path)
+                self._disk_raw = payload
             self._on_disk = set(self._own)
+            self._pruned_disk, self._pruned_here = self.pruned, 0
         self._dirty = False
+
+    def _encoded(self, records: list[JobRecord]) -> list[bytes]:
+        """Each record's JSON, encoded again only when one of its fields changed."""
+        memo = self._encoded_memo
+        fresh: dict[str, tuple[tuple, bytes]] = {}
+        out: list[bytes] = []
+        for record in records:
+            snapshot = (tuple(record.__dict__.values()), dict(record.unknown))
+            known = memo.get(record.id)
+            if known is not None and known[0] == snapshot:
+                encoded = known[1]
+            else:
+                encoded = encode_json(record.to_json())
+            fresh[record.id] = (snapshot, encoded)
+            out.append(encoded)
+        self._encoded_memo = fresh
+        return out
 
     def _merge_from_disk(self) -> None:
         """Another process of this session (a command-line call) wrote since we did: merge.
 
-        Records it started are kept, records it cleared stay cleared, a settled record
-        beats a running one; our record objects are updated in place (callers hold them).
+        Records it started are kept, records it cleared (or a take-over removed) stay
+        gone and are listed in `lost`, a settled record beats a running one; our record
+        objects are updated in place (callers hold them).
         """
         if _file_key(self.own_path) in (None, self._written):
             return
         try:
-            fresh = read_registry(self.own_path)
-        except (FileNotFoundError, CorruptRegistry):
-            return
+            fresh = read_cached(self.own_path, self._cache)
+        except (OSError, CorruptRegistry):
+            return  # gone, refused or corrupt: the next load reports and quarantines it
         self.counter = max(self.counter, fresh.counter)
+        self._pruned_disk = _pruned_field(fresh)
         disk = {record.id: record for record in fresh.jobs}
         for job_id, theirs in disk.items():
             if job_id in self._deleted:
                 continue
             mine = self._own.get(job_id)
             if mine is None:
-                self._own[job_id] = theirs
+                self._own[job_id] = clone_record(theirs)
                 self._peers.pop(job_id, None)
                 continue
             seen = mine.seen or theirs.seen
             if prefer(mine, theirs, self.session_id) is theirs:
                 for field in dataclasses.fields(mine):
                     setattr(mine, field.name, getattr(theirs, field.name))
+                mine.unknown = dict(theirs.unknown)
             mine.seen = seen
         for job_id in list(self._own):
             if job_id not in disk and job_id in self._on_disk:
-                self._deleted.add(job_id)
-                del self._own[job_id]  # another process of this session cleared or pruned it
+                # Another process of this session cleared or pruned it, or a take-over
+                # moved it to another session's file (where we now see it as a peer's).
+                del self._own[job_id]
+                self.lost.append(job_id)
+        self._on_disk = set(disk)
+        self._written, self._disk_raw = fresh.key, fresh.raw
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -350,7 +507,8 @@ class Registry:
             finally:
                 self._lock_depth -= 1
             return
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.lock_path, flags, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             self._lock_depth = 1
@@ -358,6 +516,11 @@ class Registry:
         finally:
             self._lock_depth = 0
             os.close(fd)
+
+
+def _pruned_field(file: RegistryFile) -> int:
+    value = file.unknown.get("pruned")
+    return value if isinstance(value, int) and in_range(value, 0, MAX_COUNTER) else 0
 
 
 def _file_key(path: Path) -> tuple[int, int, int] | None:

@@ -1,31 +1,70 @@
-"""Project-wide unique job ids: `j<n>.lock` created with O_EXCL."""
+"""Project-wide unique job ids: `j<n>.lock` created with O_EXCL, never over another job's files.
+
+A number is free only when no record names it (the caller checks the registry files)
+and none of its files exists: a start never deletes or reuses an earlier job's log,
+status or end file. Locks left by `start` calls that were killed are pruned here.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 
-from .paths import RegistryPaths
+from . import procs
+from .bounds import PID_MAX
+from .paths import MAX_JOB_NUMBER, RegistryPaths, job_file_number
+from .safefiles import UnsafeFile, read_regular
+
+LAUNCH_GRACE_MS = 30_000  # longer than any launch: a dead writer's shim may still be starting
+STALE_LOCK_MS = 3_600_000  # a lock this old is stale whoever wrote it (a start takes seconds)
 
 
-def reserve(paths: RegistryPaths, first: int, session_id: str, limit: int = 100_000) -> str:
-    """Claim the lowest free `j<n>` with n >= first."""
+def reserve(
+    paths: RegistryPaths, first: int, session_id: str, skip: set[int] | frozenset[int] = frozenset()
+) -> str | None:
+    """Claim the lowest `j<n>` with n >= first that is not in `skip` and has no files."""
     n = max(1, first)
-    for _ in range(limit):
+    while n <= MAX_JOB_NUMBER:
+        if n in skip or has_files(paths, n):
+            n += 1
+            continue
         job_id = f"j{n}"
         try:
-            fd = os.open(paths.lock(job_id), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(
+                paths.lock(job_id),
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0),
+                0o600,
+            )
         except FileExistsError:
             n += 1
             continue
         try:
-            payload = {"sessionId": session_id, "pid": os.getpid(), "at": int(time.time() * 1000)}
+            pid = os.getpid()
+            payload = {
+                "sessionId": session_id,
+                "pid": pid,
+                "startToken": procs.start_token(pid),
+                "at": int(time.time() * 1000),
+            }
             os.write(fd, json.dumps(payload).encode())
         finally:
             os.close(fd)
+        if has_files(paths, n):  # written by a racer between our check and our lock
+            release(paths, job_id)
+            n += 1
+            continue
         return job_id
-    raise RuntimeError("no free job id")
+    return None
+
+
+def has_files(paths: RegistryPaths, n: int) -> bool:
+    """Any file of job j<n> besides its lock (a symlink or FIFO of that name counts too)."""
+    job_id = f"j{n}"
+    candidates = [paths.log(job_id), paths.previous_log(job_id), paths.log_base(job_id)]
+    candidates += [paths.status(job_id), paths.end(job_id), paths.socket(job_id)]
+    return any(os.path.lexists(path) for path in candidates)
 
 
 def release(paths: RegistryPaths, job_id: str) -> None:
@@ -35,9 +74,41 @@ def release(paths: RegistryPaths, job_id: str) -> None:
         pass
 
 
-def held_numbers(paths: RegistryPaths) -> list[int]:
-    numbers: list[int] = []
-    for name in os.listdir(paths.root):
-        if name.startswith("j") and name.endswith(".lock") and name[1:-5].isdigit():
-            numbers.append(int(name[1:-5]))
-    return numbers
+def scan(paths: RegistryPaths, now_ms: int) -> set[int]:
+    """Numbers any file in the directory belongs to (locks included), in one listing;
+    locks of `start` calls that died (or are hours old) are removed on the way."""
+    used: set[int] = set()
+    try:
+        names = os.listdir(paths.root)
+    except FileNotFoundError:
+        return used
+    for name in names:
+        n = job_file_number(name)
+        if n is None:
+            continue
+        if name.endswith(".lock") and _stale(paths.root / name, now_ms):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(paths.root / name)
+            continue
+        used.add(n)
+    return used
+
+
+def _stale(path: os.PathLike[str], now_ms: int) -> bool:
+    try:
+        age = now_ms - int(os.lstat(path).st_mtime * 1000)
+    except OSError:
+        return False
+    if age > STALE_LOCK_MS:
+        return True
+    if age < LAUNCH_GRACE_MS:
+        return False
+    try:
+        data = json.loads(read_regular(path, 4096))
+    except (OSError, ValueError, UnsafeFile):
+        return False  # not ours to judge yet: the age rule decides
+    pid = data.get("pid") if isinstance(data, dict) else None
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 1 < pid <= PID_MAX:
+        return False
+    token = data.get("startToken")
+    return not procs.same_process(pid, token if isinstance(token, str) else None)

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import procs
+from .bounds import MAX_TIME_MS, PID_MAX, in_range
 from .paths import RegistryPaths
+from .safefiles import SMALL_FILE_LIMIT, read_regular
 from .store import write_json_atomic
 
 
@@ -43,9 +45,10 @@ def remove_marker(paths: RegistryPaths, session_id: str) -> None:
 
 
 def read_marker(path: Path) -> Marker | None:
+    """The marker at `path`, if it is a small regular file of ours holding one (else None)."""
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = json.loads(read_regular(path, SMALL_FILE_LIMIT))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("sessionId"), str):
         return None
@@ -54,8 +57,8 @@ def read_marker(path: Path) -> Marker | None:
     token = data.get("startToken")
     return Marker(
         session_id=data["sessionId"],
-        pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
-        updated_at=updated if isinstance(updated, int | float) else 0,
+        pid=pid if isinstance(pid, int) and in_range(pid, 2, PID_MAX) else None,
+        updated_at=updated if in_range(updated, 0, MAX_TIME_MS) else 0,
         start_token=token if isinstance(token, str) else None,
         persistent=data.get("persistent") is True,
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import is_job_id, session_hash
+from ..safefiles import REGISTRY_FILE_LIMIT, read_regular
 from ..store import write_json_atomic
 from .common import OUTPUT_CAP
 
@@ -106,8 +107,8 @@ class UnreadCursors:
     # -- the file ---------------------------------------------------------------
     def _read_file(self) -> dict[str, int]:
         try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError):
+            data = json.loads(read_regular(self.path, REGISTRY_FILE_LIMIT))
+        except (OSError, ValueError, RecursionError):
             return {}
         offsets = data.get("offsets") if isinstance(data, dict) else None
         if not isinstance(offsets, dict):
@@ -115,7 +116,7 @@ class UnreadCursors:
         return {
             k: v
             for k, v in offsets.items()
-            if isinstance(k, str) and is_job_id(k) and isinstance(v, int) and v >= 0
+            if isinstance(k, str) and is_job_id(k) and isinstance(v, int) and 0 <= v < 1 << 63
         }
 
     def _load(self) -> None:

@@ -45,6 +45,7 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
             "action": action,
             "jobs": [r.to_json() for r in jobs],
             "sessionId": manager.session_id,
+            "problems": manager.take_problems(),  # each problem once, to whoever lists first
         }
     if action == "status":
         record = await manager.status(call.id or "")

@@ -18,6 +18,7 @@ from typing import Any
 from ..format import duration, earlier_note
 from ..model import JobRecord
 from ..results import JobError, Refused
+from ..safefiles import open_regular
 from ..schemacheck import clip
 from .common import (
     derive_name,
@@ -274,10 +275,12 @@ class ProcessTools(Facade):
         """The end of the raw terminal stream (never shown; only searched for DECCKM)."""
         try:
             live, _previous = self.jm.log_files(self.jm.get(job_id))
-            with open(live, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                fh.seek(max(0, size - KEY_MODE_TAIL))
-                return fh.read(KEY_MODE_TAIL)
+            fd = open_regular(live)  # never a FIFO or symlink planted as the log
+            try:
+                size = os.fstat(fd).st_size
+                return os.pread(fd, KEY_MODE_TAIL, max(0, size - KEY_MODE_TAIL))
+            finally:
+                os.close(fd)
         except (OSError, JobError):
             return b""
 

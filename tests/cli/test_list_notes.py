@@ -21,7 +21,7 @@ def list_in_process(registry_dir: str, pruned: int, as_json: bool, capsys) -> st
     async def run() -> int:
         async with JobManager(registry_dir=registry_dir, session_id="cli", persistent=True) as jm:
             await jm.start("true", label="one")
-            jm.pruned = pruned
+            jm.registry._pruned_here = pruned  # as Registry.prune counts them
             args = argparse.Namespace(verb="list", all=False, json=as_json, session="cli")
             return await verbs.list_jobs(jm, args)
 

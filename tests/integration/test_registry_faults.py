@@ -9,7 +9,6 @@ import random
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -212,75 +211,6 @@ def test_kill_9_in_the_middle_of_registry_writes_never_tears_the_file(registry_d
         data = json.loads(target.read_text())
         assert data["counter"] == len(data["jobs"]) + 1
         assert [j["id"] for j in data["jobs"]] == [f"j{i}" for i in range(1, len(data["jobs"]) + 1)]
-
-
-STARTER = textwrap.dedent(
-    """
-    import asyncio, json, os, sys, time
-    from jobs_tui.engine import Config, JobManager
-    async def main():
-        directory, go = sys.argv[1], sys.argv[2]
-        async with JobManager(registry_dir=directory, config=Config(max_jobs=500)) as jm:
-            while not os.path.exists(go):
-                time.sleep(0.005)
-            ids = [(await jm.start("true")).id for _ in range(int(sys.argv[3]))]
-            while jm.registry.own_running():
-                await asyncio.sleep(0.05)
-            print(json.dumps({"session": jm.session_id, "ids": ids}), flush=True)
-            await jm.close(kill_jobs=False)
-    asyncio.run(main())
-    """
-)
-
-
-def _torn_reader(directory: str, stop: threading.Event, torn: list[str], reads: list[int]):
-    while not stop.is_set():
-        for name in os.listdir(directory):
-            if name.startswith("registry-") and name.endswith(".json"):
-                try:
-                    raw = Path(directory, name).read_bytes()
-                except FileNotFoundError:
-                    continue
-                try:
-                    json.loads(raw)
-                    reads[0] += 1
-                except ValueError:
-                    torn.append(name)
-
-
-@pytest.mark.timeout(240)
-def test_eight_processes_starting_fifty_jobs_each_get_distinct_ids(registry_dir: str, tmp_path):
-    Path(registry_dir).mkdir(mode=0o700)
-    go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", STARTER, registry_dir, str(go), "50"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(8)
-    ]
-    stop, torn, reads = threading.Event(), [], [0]
-    reader = threading.Thread(target=_torn_reader, args=(registry_dir, stop, torn, reads))
-    time.sleep(1.0)
-    reader.start()
-    go.write_text("go")
-    try:
-        outputs = [json.loads(p.communicate(timeout=200)[0]) for p in procs]
-    finally:
-        stop.set()
-        reader.join()
-        for p in procs:
-            p.kill()
-    ids = [i for out in outputs for i in out["ids"]]
-    assert len(ids) == 400 and len(set(ids)) == 400
-    assert torn == [] and reads[0] > 0
-    # Sessions that closed first were adopted by later ones: count records across every file.
-    on_disk: list[str] = []
-    for name in os.listdir(registry_dir):
-        if name.startswith("registry-") and name.endswith(".json"):
-            on_disk += [j["id"] for j in json.loads(Path(registry_dir, name).read_text())["jobs"]]
-    assert sorted(on_disk) == sorted(ids)
 
 
 ADOPTER = textwrap.dedent(

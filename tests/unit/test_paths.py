@@ -296,3 +296,59 @@ def test_inside_result_is_always_directly_in_the_root(tail):
     if got is not None:
         assert got.parent == root
         assert got.name not in ("", ".", "..")
+
+
+# -- project_root -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("marker", [".git", ".hg", ".jj", ".jobs-tui"])
+@pytest.mark.parametrize("as_dir", [True, False])
+def test_project_root_is_the_nearest_marked_ancestor(tmp_path, marker, as_dir):
+    from jobs_tui.engine.paths import project_root
+
+    root = tmp_path / "repo"
+    deep = root / "src" / "pkg"
+    deep.mkdir(parents=True)
+    if as_dir:
+        (root / marker).mkdir()
+    else:
+        (root / marker).write_text("gitdir: elsewhere\n")  # a worktree's .git is a file
+    assert project_root(deep) == root
+    assert project_root(root) == root
+    assert project_root(str(deep) + "/") == root
+
+
+def test_project_root_prefers_the_nearest_marker(tmp_path):
+    from jobs_tui.engine.paths import project_root
+
+    (tmp_path / "outer" / ".git").mkdir(parents=True)
+    inner = tmp_path / "outer" / "vendor" / "inner"
+    (inner / ".hg").mkdir(parents=True)
+    (inner / "sub").mkdir()
+    assert project_root(inner / "sub") == inner
+    assert project_root(tmp_path / "outer" / "vendor") == tmp_path / "outer"
+
+
+def test_project_root_without_a_marker_is_the_directory_itself(tmp_path, monkeypatch):
+    from jobs_tui.engine.paths import project_root
+
+    plain = tmp_path / "plain" / "dir"
+    plain.mkdir(parents=True)
+    assert project_root(plain) == plain
+    monkeypatch.chdir(plain)
+    assert project_root(".") == plain
+
+
+def test_default_registry_dir_is_keyed_by_the_project_root(tmp_path, monkeypatch):
+    from jobs_tui.engine.config import Config, resolve_registry_dir
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "a" / "b").mkdir(parents=True)
+    top = resolve_registry_dir(tmp_path / "repo", None, Config())
+    assert resolve_registry_dir(tmp_path / "repo" / "a" / "b", None, Config()) == top
+    assert top.name == project_key(tmp_path / "repo")
+    # Explicit choices stay as they are.
+    assert resolve_registry_dir(tmp_path / "repo" / "a", str(tmp_path / "x"), Config()) == (
+        tmp_path / "x"
+    )

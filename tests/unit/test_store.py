@@ -407,3 +407,99 @@ def test_malformed_entries_are_reported_by_load_all(tmp_path):
     assert any("status" in p for p in loaded.problems)
     # Skipping is not rewriting: the file on disk still holds all three entries.
     assert len(json.loads((tmp_path / "registry-aaaa.json").read_text())["jobs"]) == 3
+
+
+# -- numbers out of range (issue 9.4) --------------------------------------------------------
+
+HUGE = "9" * 5000  # past Python's 4,300-digit int conversion limit: json raises ValueError
+
+
+@pytest.mark.parametrize(
+    "where",
+    ['"counter": HUGE', '"extra": HUGE', '"jobs": [{"id": "j1", "pid": HUGE}]', '"x": -HUGE'],
+)
+def test_a_number_too_long_to_convert_makes_the_file_corrupt(where):
+    text = '{"version": 1, "sessionId": "s", ' + where.replace("HUGE", HUGE) + "}"
+    with pytest.raises(CorruptRegistry, match="not valid JSON"):
+        parse_registry(text.encode())
+
+
+@pytest.mark.parametrize("counter", [10**9 + 1, 10**12, 2**63, 10**300])
+def test_a_counter_past_the_last_job_id_makes_the_file_corrupt(counter):
+    with pytest.raises(CorruptRegistry, match="counter"):
+        parse_registry(raw(registry(counter=counter)))
+
+
+@pytest.mark.parametrize("counter", [1, 7, 10**9])
+def test_counters_within_the_id_range_are_kept(counter):
+    assert parse_registry(raw(registry(counter=counter))).counter == counter
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("pid", 10**30),
+        ("pid", -1),
+        ("pid", 0),
+        ("pid", 1),
+        ("pid", 2**22 + 1),
+        ("exitCode", 2**40),
+        ("startedAt", -5),
+        ("startedAt", 10**20),
+        ("finishedAt", 1e300),
+        ("shimPid", 10**12),
+        ("exitStatus", -(2**40)),
+        ("logBytes", -1),
+        ("logBytes", 2**64),
+        ("logLostBytes", 10**40),
+        ("timeoutMs", 10**15),
+        ("stoppingAt", -1),
+    ],
+)
+def test_an_entry_with_a_number_out_of_range_is_skipped_and_reported(field, value):
+    parsed = parse_registry(raw(registry(jobs=[record("j1", **{field: value}), record("j2")])))
+    assert [j.id for j in parsed.jobs] == ["j2"]
+    assert parsed.skipped == [f"field {field!r} is out of range"]
+    assert parsed.lossy
+
+
+def test_huge_numbers_in_a_file_on_disk_quarantine_it(tmp_path):
+    bad = tmp_path / "registry-huge.json"
+    bad.write_text('{"version": 1, "sessionId": "s", "counter": ' + HUGE + ', "jobs": []}')
+    loaded = load_all(tmp_path)
+    assert loaded.files == [] and len(loaded.problems) == 1
+    assert "not valid JSON" in loaded.problems[0]
+    assert not bad.exists()
+    assert any(p.name.startswith("registry-huge.json.corrupt-") for p in tmp_path.iterdir())
+
+
+def test_a_marker_with_numbers_out_of_range_reads_as_no_pid(tmp_path):
+    from jobs_tui.engine.sessions import read_marker
+
+    path = tmp_path / "session-x.json"
+    path.write_text('{"sessionId": "x", "pid": 1' + "0" * 40 + ', "updatedAt": 1e999}')
+    marker = read_marker(path)
+    assert marker is not None and marker.pid is None and marker.updated_at == 0
+    path.write_text('{"sessionId": "x", "pid": ' + HUGE + "}")
+    assert read_marker(path) is None
+
+
+# -- wrong shape (issue 9.8) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"foo": 1},
+        {"version": 1, "sessionId": "s", "counter": 3, "jobs": {"j1": {}}},
+        {"version": 1, "sessionId": 5, "counter": 3, "jobs": []},
+        {"version": 1, "sessionId": "s", "counter": "3", "jobs": []},
+    ],
+)
+def test_a_file_of_the_wrong_shape_is_lossy(data):
+    parsed = parse_registry(raw(data))
+    assert parsed.shape and parsed.lossy
+
+
+def test_a_file_in_the_format_is_not_lossy():
+    assert not parse_registry(raw(registry())).lossy
