@@ -50,6 +50,7 @@ class ReadingMixin:
             ) from exc
         dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        lines, partial = split_lines(tail.data, keep_sgr=keep_sgr)
         self._mark_seen(record)
         note = None
         if record.log_lost_bytes:
@@ -60,11 +61,7 @@ class ReadingMixin:
         return LogsResult(
             job=record,
             text=text,
-            lines=text.split("\n")[:-1]
-            if text.endswith("\n")
-            else text.split("\n")
-            if text
-            else [],
+            lines=lines,
             truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
             # log_bytes counts lost bytes too: add them only when `dropped` did not.
             earlier_bytes=tail.earlier_bytes + (dropped or record.log_lost_bytes),
@@ -72,6 +69,7 @@ class ReadingMixin:
             log_file=live,
             note=note,
             resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            partial_bytes=partial,
         )
 
     async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:
@@ -117,6 +115,21 @@ class ReadingMixin:
             skipped=got.skipped,
             end=got.end,
         )
+
+
+def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:
+    """A tail's sanitized lines, and the raw length of its last line if it has no newline yet.
+
+    That unfinished line is the last entry even when it sanitizes to nothing (a lone
+    `\\r`, an escape cut in two), so a follower can take it over byte for byte.
+    Sanitizing is line-local, so this equals splitting the sanitized text of the whole.
+    """
+    cut = data.rfind(b"\n") + 1
+    lines = sanitize_log(data[:cut].decode("utf-8", "replace"), keep_sgr).split("\n")[:-1]
+    partial = len(data) - cut
+    if partial:
+        lines.append(sanitize_log(data[cut:].decode("utf-8", "replace"), keep_sgr))
+    return lines, partial
 
 
 HOLD_LIMIT = 1 << 20  # a read widens at most this far to finish a cut sequence

@@ -49,6 +49,9 @@ class LogsResult:
     total_lines: int | None = None
     note: str | None = None
     resume: tuple[int, int] | None = None  # (live inode, offset): follow on from exactly here
+    # raw bytes of a last line without its newline yet; it is `lines[-1]` (maybe ""), and a
+    # follower re-reads it from `resume` minus this, so what follows joins it
+    partial_bytes: int = 0
 
 
 @dataclass

@@ -135,8 +135,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
         except JobError as exc:
             self._fail(str(exc))
             return
+        lines = list(result.lines)
+        partial = getattr(result, "partial_bytes", 0)
         resume = getattr(result, "resume", None)
-        if resume is not None:  # continue exactly where the tail ended, across a rotation
+        if resume is not None and 0 < partial <= resume[1]:
+            # the unfinished last line is the follower's: it re-reads its bytes, so what
+            # comes next joins it exactly as a fresh open would show it
+            lines = lines[:-1]
+            self._follower = Follower(live, resume[1] - partial, resume[0], reread=partial)
+        elif resume is not None:  # continue exactly where the tail ended, across a rotation
             self._follower = Follower(live, resume[1], resume[0])
         else:  # a source that cannot say: from the live end as it is now (may skip, never repeat)
             after = live_state(live)
@@ -149,9 +156,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
             len(result.lines),
             result.note,
         )
-        self.view.load(result.lines)
-        self.view.follow_end()
+        self.view.load(lines)
         self.loaded = True
+        self._poll()  # the unfinished line, at once
+        self.view.follow_end()
         self._show_sub()
         self.set_interval(POLL_S, self._poll)
 

@@ -30,6 +30,16 @@ def plain_of(line: str) -> str:
     return (SGR.sub("", line) if "\x1b" in line else line).expandtabs()
 
 
+def make_text(raw: str) -> Text:
+    if len(raw) > DISPLAY_CAP:
+        raw = raw[:DISPLAY_CAP]
+    text = Text.from_ansi(raw) if "\x1b" in raw else Text(raw)
+    text.expand_tabs()
+    text.no_wrap = True
+    text.end = ""
+    return text
+
+
 def find_all(haystack: str, needle: str) -> list[tuple[int, int]]:
     spans, start = [], haystack.find(needle)
     while start >= 0:
@@ -60,6 +70,7 @@ class LogView(ScrollView, can_focus=False):
         self.partial = ""
         self._width = 0
         self._texts: dict[int, Text] = {}
+        self._partial_text: Text | None = None
         self.query_text = ""
         self.matches: list[tuple[int, int, int]] = []  # (absolute line, start, end)
         self._by_line: dict[int, list[tuple[int, int]]] = {}
@@ -75,14 +86,24 @@ class LogView(ScrollView, can_focus=False):
         """Plain text of the complete lines held (colours stripped)."""
         return list(self._plain)
 
+    @property
+    def shown(self) -> list[str]:
+        """Plain text of every row: the complete lines and the unfinished one, if any."""
+        return [*self._plain, plain_of(self.partial)] if self.partial else list(self._plain)
+
     def load(self, lines: list[str]) -> None:
         self._lines, self._plain, self.base, self._width = [], [], 0, 0
         self._texts.clear()
         self.partial = ""
+        self._partial_text = None
         self.append(lines, "")
 
     def append(self, lines: list[str], partial: str) -> int:
-        """Add complete lines (and the new unfinished one); returns lines dropped off the top."""
+        """Add complete lines and set the unfinished one; returns lines dropped off the top.
+
+        The unfinished line is drawn from its own cache entry, so the row it used to
+        occupy is drawn from the completed line once it ends.
+        """
         first_new = self.base + len(self._lines)
         for line in lines:
             plain = plain_of(line)
@@ -93,8 +114,8 @@ class LogView(ScrollView, can_focus=False):
                 self._width = min(width, WIDTH_CAP)
         if self.query_text and lines:
             self._search_from(first_new)
-        if self.partial or partial:
-            self._texts.pop(self.base + len(self._lines), None)
+        if partial != self.partial:
+            self._partial_text = None
         self.partial = partial
         dropped = max(0, len(self._lines) - self.max_lines)
         if dropped:
@@ -102,7 +123,7 @@ class LogView(ScrollView, can_focus=False):
             del self._plain[:dropped]
             self.base += dropped
             self._drop_matches_before(self.base)
-        self._texts = {k: v for k, v in self._texts.items() if k >= self.base}
+            self._texts = {k: v for k, v in self._texts.items() if k >= self.base}
         self._update_size()
         return dropped
 
@@ -190,15 +211,13 @@ class LogView(ScrollView, can_focus=False):
 
     # -- drawing -----------------------------------------------------------------------
     def _text(self, absolute: int, row: int) -> Text:
+        if row >= len(self._lines):
+            if self._partial_text is None:
+                self._partial_text = make_text(self.partial)
+            return self._partial_text
         text = self._texts.get(absolute)
         if text is None:
-            raw = self._lines[row] if row < len(self._lines) else self.partial
-            if len(raw) > DISPLAY_CAP:
-                raw = raw[:DISPLAY_CAP]
-            text = Text.from_ansi(raw) if "\x1b" in raw else Text(raw)
-            text.expand_tabs()
-            text.no_wrap = True
-            text.end = ""
+            text = make_text(self._lines[row])
             if len(self._texts) >= TEXT_CACHE:
                 self._texts.clear()
             self._texts[absolute] = text

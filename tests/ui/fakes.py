@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
 from jobs_tui.engine.logs import LogMissing, read_tail
+from jobs_tui.engine.reading import split_lines
 from jobs_tui.engine.results import KillResult, LogsResult
 from jobs_tui.engine.sanitize import sanitize_log
 
@@ -220,18 +221,20 @@ class FakeSource:
 
             raise JobError(f"{job_id}: its log {os.path.basename(live)} no longer exists") from None
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        lines, partial = split_lines(tail.data, keep_sgr=keep_sgr)
         shown = live
         if self.shown_log_dir:
             shown = os.path.join(self.shown_log_dir, os.path.basename(live))
-        body = text[:-1] if text.endswith("\n") else text
         return LogsResult(
             rec,
             text,
-            body.split("\n") if text else [],
+            lines,
             tail.truncated,
             tail.earlier_bytes,
             tail.earlier_lines,
             shown,
+            resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            partial_bytes=partial,
         )
 
     async def open(self) -> None:
