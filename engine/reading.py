@@ -70,6 +70,7 @@ class ReadingMixin:
             note=note,
             resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
             partial_bytes=partial,
+            rotated_bytes=dropped,
         )
 
     async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:

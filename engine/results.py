@@ -52,6 +52,7 @@ class LogsResult:
     # raw bytes of a last line without its newline yet; it is `lines[-1]` (maybe ""), and a
     # follower re-reads it from `resume` minus this, so what follows joins it
     partial_bytes: int = 0
+    rotated_bytes: int = 0  # output rotated away before the retained segments (in earlier_bytes)
 
 
 @dataclass

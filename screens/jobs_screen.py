@@ -32,13 +32,10 @@ from .footer_keys import ApplicableKeys
 from .job_rows import JobList, any_running, counts_fingerprint
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
+from .words import plural
 
 POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 class JobsScreen(ApplicableKeys, Screen[None]):

@@ -12,6 +12,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
@@ -23,10 +24,11 @@ from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
 from .log_follow import Follower, live_state
-from .log_header import sub_content, tail_note, title_content
+from .log_header import OpenedTail, sub_content, tail_note, title_content
 from .log_view import LogView
 from .send_bar import SendBar
 from .source import Clock, JobSource, wall_clock
+from .words import plural
 
 POLL_S = 0.1
 TAIL_LINES = 2000  # what the engine returns at most in one read
@@ -36,6 +38,11 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
     TRACKED = ("follow", "match", "send")
+
+    following: reactive[bool] = reactive(True, init=False)
+    """The view keeps to the tail as output arrives; scrolling up pauses it."""
+    new_lines: reactive[int] = reactive(0, init=False)
+    """Lines that arrived while paused (the `+N new lines` bar)."""
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -72,12 +79,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.clock: Clock = clock or wall_clock
         self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
         self.max_lines = max(max_lines, self.tail_lines)
-        self.following = True
-        self.new_lines = 0
         self.skipped = 0
         self.loaded = False
         self.log_path = ""
-        self.tail_note = ""
+        self._tail: OpenedTail | None = None
         self.problem = ""
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
@@ -149,13 +154,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
             after = live_state(live)
             self._follower = Follower(live, after[2] if after is not None else None)
         self.log_path = result.log_file or live
-        self.tail_note = tail_note(
-            result.truncated,
-            result.earlier_lines,
-            result.earlier_bytes,
-            len(result.lines),
-            result.note,
-        )
+        self._tail = OpenedTail.of(result)
         self.view.load(lines)
         self.loaded = True
         self._poll()  # the unfinished line, at once
@@ -177,9 +176,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
             if self.following:
                 self.view.follow_end()
             else:
-                self.new_lines += len(batch.lines)
                 if dropped:
                     self.view.jump(self.view.scroll_y - dropped)
+                self.new_lines += len(batch.lines)
             if self.view.query_text:
                 self._show_count()
             self._show_sub()
@@ -227,17 +226,31 @@ class LogScreen(ApplicableKeys, Screen[None]):
         if show:
             indicator.update(
                 Content.assemble(
-                    (f"+{self.new_lines} new lines", "bold"), "  End, G or f follows the tail"
+                    (f"+{plural(self.new_lines, 'new line')}", "bold"),
+                    "  End, G or f follows the tail",
                 )
             )
         self._update_bindings()
 
     # -- following and scrolling -------------------------------------------------------
+    @property
+    def tail_note(self) -> str:
+        """What the pane shows of the log, worded for the rows it holds now."""
+        if self._tail is None:
+            return ""
+        view = self.view
+        return tail_note(self._tail, view.line_count + bool(view.partial), view.base)
+
+    def watch_following(self) -> None:
+        self._show_sub()
+
+    def watch_new_lines(self) -> None:
+        self._show_sub()
+
     def _pause(self) -> None:
         if self.following:
-            self.following = False
             self.new_lines = 0
-            self._show_sub()
+            self.following = False
 
     def on_resize(self) -> None:
         self._show_sub()
@@ -262,10 +275,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.view.jump(0)
 
     def action_follow(self) -> None:
-        self.following = True
         self.new_lines = 0
+        self.following = True
         self.view.follow_end()
-        self._show_sub()
 
     # -- find --------------------------------------------------------------------------
     def action_find(self) -> None:
