@@ -101,11 +101,20 @@ def title_content(record: JobRecord | None, job_id: str, now_ms: float, *, peer:
 
 
 def sub_content(
-    *, following: bool, new_lines: int, note: str, skipped: int, path: str, width: int
+    *,
+    following: bool,
+    new_lines: int,
+    note: str,
+    skipped: int,
+    path: str,
+    width: int,
+    wrap: bool = False,
 ) -> Content:
     """`following · last 2000 lines; … · ~/…/j3.log`: the state first, so it is never cut."""
     state = ("following", "bold $success") if following else ("paused", "bold $warning")
     parts: Parts = [state]
+    if wrap:
+        parts += [" · ", ("wrap", "bold")]
     if not following and new_lines:
         parts += [" · ", (f"+{plural(new_lines, 'new line')}", "bold $accent")]
     parts += [" · ", (note, "$text-muted")]

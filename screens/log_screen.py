@@ -43,6 +43,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """The view keeps to the tail as output arrives; scrolling up pauses it."""
     new_lines: reactive[int] = reactive(0, init=False)
     """Lines that arrived while paused (the `+N new lines` bar)."""
+    wrap: reactive[bool] = reactive(False, init=False)
+    """Long lines wrap onto the next rows (`w`) instead of scrolling sideways."""
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -54,10 +56,13 @@ class LogScreen(ApplicableKeys, Screen[None]):
         Binding("pagedown", "page(1)", "Page down", show=False, id="log.page-down"),
         Binding("home,g", "top", "Top", show=False, id="log.top"),
         Binding("end,G", "follow", "End", show=False, id="log.end"),
+        Binding("left,h", "pan(-1)", "Left", show=False, id="log.left"),
+        Binding("right,l", "pan(1)", "Right", show=False, id="log.right"),
         Binding("f", "follow", "Follow", id="log.follow"),
         Binding("slash", "find", "Find", key_display="/", id="log.find"),
         Binding("n", "match(1)", "Next", id="log.next"),
         Binding("N", "match(-1)", "Previous", id="log.previous"),
+        Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
         Binding("i", "send", "Send a line", id="log.send"),
         Binding("q,escape,backspace", "back", "Back", id="log.back"),
     ]
@@ -213,6 +218,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         else:
             content = sub_content(
                 following=self.following,
+                wrap=self.wrap,
                 new_lines=self.new_lines,
                 note=self.tail_note,
                 skipped=self.skipped,
@@ -277,7 +283,20 @@ class LogScreen(ApplicableKeys, Screen[None]):
     def action_follow(self) -> None:
         self.new_lines = 0
         self.following = True
+        self.view.jump(self.view.scroll_y, x=0)
         self.view.follow_end()
+
+    def action_pan(self, direction: int) -> None:
+        self.view.pan(direction)
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+
+    def watch_wrap(self, wrap: bool) -> None:
+        self.view.wrap = wrap
+        if self.following:
+            self.view.follow_end()
+        self._show_sub()
 
     # -- find --------------------------------------------------------------------------
     def action_find(self) -> None:
@@ -296,10 +315,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.find_bar.show_count(view.current, len(view.matches), view.query_text)
 
     def _goto_current_match(self) -> None:
-        row = self.view.current_match_line()
-        if row is not None:
+        if self.view.current_match_line() is not None:
             self._pause()
-            self.view.scroll_to_line(row)
+            self.view.show_current_match()
 
     def action_match(self, delta: int) -> None:
         if not self.view.query_text:
