@@ -129,3 +129,25 @@ async def test_wide_characters_scroll_sideways(source, log_dir):
         await pilot.pause()
         assert screen.view.scroll_x > 5000
         assert any("尾" in row for row in rows(app))
+
+
+async def test_wrapped_rows_follow_as_lines_arrive_and_fall_off_the_window(source, log_dir):
+    path = f"{log_dir}/j1.log"
+    write(path, ["first"])
+    app = Host(lambda: LogScreen(source, "j1", clock=frozen_clock, tail_lines=5, max_lines=5))
+    async with app.run_test(size=(40, 40)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("w")
+        with open(path, "a") as f:
+            f.writelines(f"{n:03d}" + "y" * (30 * (n % 4)) + "|\n" for n in range(20))
+            f.write("tail " + "z" * 50)
+        assert await until(lambda: screen.view.partial.startswith("tail"))
+        await pilot.pause()
+        view = screen.view
+        width = view.scrollable_content_region.width
+        held = view.shown
+        assert held[0].startswith("015") and len(held) == 6
+        assert view.virtual_size.height == sum(-(-len(line) // width) for line in held)
+        assert view.max_scroll_y == 0  # all of it on screen: the rows are the lines
+        shown = [row.rstrip() for row in rows(app)][: view.virtual_size.height]
+        assert "".join(shown) == "".join(held)
