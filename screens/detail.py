@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from textual.content import Content
 from textual.widgets import Static
 
-from jobs_tui.engine.format import duration, outcome
+from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome
 from jobs_tui.engine.model import JobRecord, JobStatus
 from jobs_tui.engine.sanitize import sanitize_line
 
@@ -22,6 +23,31 @@ STATUS_STYLES = {
     JobStatus.UNKNOWN: "$text-muted",
 }
 MUTED = "$text-muted"
+STOPPING_STYLE = "bold $warning"
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """A kill under way: since when (epoch ms), and its signal when this session sent it."""
+
+    since: float
+    signal: str | None = None
+
+    @classmethod
+    def of(cls, record: JobRecord) -> Stopping | None:
+        """What the record itself says (another process of the session may be killing it)."""
+        if record.stopping and record.stopping_at is not None:
+            return cls(record.stopping_at)
+        return None
+
+
+def outcome_text(record: JobRecord, now_ms: float, stopping: Stopping | None = None) -> str:
+    """`▸ running · 3.2s`, or `▸ stopping · SIGTERM sent 1.2s ago · 3.2s` during a kill."""
+    if stopping is None or not record.running:
+        return outcome(record, now_ms)
+    took = duration(elapsed_ms(record, now_ms))
+    sent = f"{stopping.signal or 'kill'} sent {duration(now_ms - stopping.since)} ago"
+    return f"{glyph(record)} stopping · {sent} · {took}"
 
 
 def home_short(path: str) -> str:
@@ -45,7 +71,9 @@ def flags(record: JobRecord) -> str:
     return " · ".join(parts)
 
 
-def detail_text(record: JobRecord, now_ms: float, *, peer: bool) -> Content:
+def detail_text(
+    record: JobRecord, now_ms: float, *, peer: bool, stopping: Stopping | None = None
+) -> Content:
     """The pane's content; every job-supplied string is sanitized to one plain line."""
     parts: list[str | tuple[str, str]] = [
         (record.id, "bold"),
@@ -57,7 +85,8 @@ def detail_text(record: JobRecord, now_ms: float, *, peer: bool) -> Content:
 
     field("command", sanitize_line(record.command, 2000))
     field("cwd", home_short(sanitize_line(record.cwd, 1000)))
-    field("outcome", outcome(record, now_ms), STATUS_STYLES[record.status])
+    state = STOPPING_STYLE if stopping and record.running else STATUS_STYLES[record.status]
+    field("outcome", outcome_text(record, now_ms, stopping), state)
     if peer:
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""
@@ -77,12 +106,19 @@ class DetailPane(Static):
 
     _shown: Content | None = None
 
-    def show(self, record: JobRecord | None, now_ms: float, *, peer: bool) -> None:
+    def show(
+        self,
+        record: JobRecord | None,
+        now_ms: float,
+        *,
+        peer: bool,
+        stopping: Stopping | None = None,
+    ) -> None:
         """Repaint only on change, and lay out only when the text's size may have changed."""
         if record is None:
             content = Content.styled("Nothing selected.", f"italic {MUTED}")
         else:
-            content = detail_text(record, now_ms, peer=peer)
+            content = detail_text(record, now_ms, peer=peer, stopping=stopping)
         old = self._shown
         if old is not None and content.plain == old.plain and content.spans == old.spans:
             return

@@ -9,6 +9,7 @@ the host.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -22,12 +23,13 @@ from textual.worker import Worker, WorkerState
 from jobs_tui.engine import JobError
 from jobs_tui.engine.format import duration, outcome, outcome_line, summary
 from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.results import KillResult
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .chips import StatusChips
 from .confirm import ConfirmScreen
 from .css import stylesheet
-from .detail import DetailPane
+from .detail import DetailPane, Stopping
 from .footer_keys import ApplicableKeys
 from .job_rows import JobList, any_running, counts_fingerprint
 from .log_screen import LogScreen
@@ -36,6 +38,28 @@ from .words import plural
 
 POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
+
+
+def kill_note(result: KillResult, now_ms: float) -> str:
+    """`■ j3 build · killed · SIGKILL · 5.1s · SIGKILL after the grace · 4 processes`."""
+    line = sanitize_line(outcome_line(result.job, now_ms), 300)
+    if result.escalated:
+        line += " · SIGKILL after the grace"
+    if result.processes:
+        line += f" · {plural(result.processes, 'process', 'processes')}"
+    if result.note:
+        line += f" ({sanitize_line(result.note, 200)})"
+    return line
+
+
+@dataclass
+class KillUnderWay:
+    """This session's kill of one job: shown as `stopping` before the record says so."""
+
+    since: float
+    signal: str
+    calls: int = 0  # kill calls still waiting (a SIGKILL now may join a SIGTERM)
+    reported: bool = False  # the job's end was announced once
 
 
 class JobsScreen(ApplicableKeys, Screen[None]):
@@ -87,6 +111,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._dirty = True
         self._last_tick = 0.0
         self._unsubscribe: Callable[[], None] | None = None
+        self._kills: dict[str, KillUnderWay] = {}
         self.refreshes = 0  # repaints of the rows; benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
@@ -98,7 +123,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 yield StatusChips(self.source, id="jobs-chips")
         with Container(id="jobs-body"):
             yield JobList(
-                self.clock, self.source.is_own, empty_text=self.empty_text, id="jobs-rows"
+                self.clock,
+                self.source.is_own,
+                stopping=lambda record: self.stopping(record) is not None,
+                empty_text=self.empty_text,
+                id="jobs-rows",
             )
             yield DetailPane(id="jobs-detail")
         yield Footer()
@@ -163,10 +192,20 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             Content.styled(summary(records, self.source.session_id), "$text-muted"), layout=False
         )
 
+    def stopping(self, record: JobRecord) -> Stopping | None:
+        """A kill under way: this session's (known at once), or the one the record names."""
+        if not record.running:
+            return None
+        kill = self._kills.get(record.id)
+        if kill is not None:
+            return Stopping(kill.since, kill.signal)
+        return Stopping.of(record)
+
     def _show_detail(self) -> None:
         record = self.selected
         peer = record is not None and not self.source.is_own(record)
-        self.query_one(DetailPane).show(record, self.clock(), peer=peer)
+        stopping = self.stopping(record) if record is not None else None
+        self.query_one(DetailPane).show(record, self.clock(), peer=peer, stopping=stopping)
 
     def on_job_list_cursor_moved(self, _message: JobList.CursorMoved) -> None:
         self._selection_changed()
@@ -237,12 +276,24 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 markup=False,
             )
             return
+        label = sanitize_line(record.label, 60)
+        stopping = self.stopping(record)
+        if stopping is not None:
+            ago = duration(self.clock() - stopping.since)
+            sent = f"{stopping.signal or 'A kill'} was sent {ago} ago"
+            self._confirm(
+                f"{record.id} ({label}) is stopping. SIGKILL now?",
+                f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.",
+                "Kill job",
+                lambda: self._kill(record.id, "SIGKILL"),
+            )
+            return
         grace = duration(self.source.config.kill_grace_ms)
         self._confirm(
-            f"Kill {record.id} ({sanitize_line(record.label, 60)})?",
+            f"Kill {record.id} ({label})?",
             f"It gets SIGTERM, then SIGKILL after {grace} if it is still running.",
             "Kill job",
-            lambda: self._kill(record.id),
+            lambda: self._kill(record.id, "SIGTERM"),
         )
 
     def action_clear(self) -> None:
@@ -303,17 +354,37 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 markup=False,
             )
 
-    async def _kill(self, job_id: str) -> None:
+    async def _kill(self, job_id: str, signal: str) -> None:
+        """One kill call; while it waits out the grace the row says `stopping`.
+
+        A SIGKILL now joins a SIGTERM under way: the job's end is announced once, and
+        neither call reports it as "already finished".
+        """
+        kill = self._kills.get(job_id)
+        if kill is None:
+            kill = self._kills[job_id] = KillUnderWay(self.clock(), signal)
+        if kill.signal != signal:  # SIGKILL now: say when it was sent
+            kill.since, kill.signal = self.clock(), signal
+        kill.calls += 1
+        self.refresh_jobs(force=True)
         try:
-            result = await self.source.kill(job_id, "SIGTERM")
+            result = await self.source.kill(job_id, signal)
         except JobError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        if result.note:
-            self.notify(result.note, markup=False)
-        else:
-            self.notify(outcome_line(result.job, self.clock()), title="Killed", markup=False)
-        self.refresh_jobs(force=True)
+        finally:
+            kill.calls -= 1
+            if kill.calls <= 0:
+                self._kills.pop(job_id, None)
+            self.refresh_jobs(force=True)
+        if kill.reported:
+            return
+        if result.signalled and not result.job.running:
+            kill.reported = True
+            self.notify(kill_note(result, self.clock()), title="Killed", markup=False)
+        elif result.note and (result.signalled or not kill.calls):
+            # "had already finished" is news only when no other kill of ours ended it
+            self.notify(sanitize_line(result.note, 300), markup=False)
 
     async def _clear(self) -> None:
         try:

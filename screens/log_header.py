@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from jobs_tui.engine.format import glyph, outcome
+from jobs_tui.engine.format import glyph
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
-from .detail import STATUS_STYLES, home_short
+from .detail import STATUS_STYLES, STOPPING_STYLE, Stopping, home_short, outcome_text
 from .words import plural
 
 if TYPE_CHECKING:
@@ -85,9 +85,10 @@ def title_content(record: JobRecord | None, job_id: str, now_ms: float, *, peer:
     """`▸ j3  build  running · 12.0s`, tagged `peer` for another session's job."""
     if record is None:
         return Content.styled(f"{job_id} (cleared)", "bold $text-muted")
-    _mark, _, rest = outcome(record, now_ms).partition(" ")
+    stopping = Stopping.of(record)
+    _mark, _, rest = outcome_text(record, now_ms, stopping).partition(" ")
     parts: Parts = [
-        (glyph(record), STATUS_STYLES[record.status]),
+        (glyph(record), STOPPING_STYLE if stopping else STATUS_STYLES[record.status]),
         " ",
         (record.id, "bold"),
         "  ",

@@ -194,7 +194,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         now = self.clock()
         record = self._get()
         key = (
-            None if record is None else (record.status, record.session_id, record.finished_at),
+            None
+            if record is None
+            else (record.status, record.session_id, record.finished_at, record.stopping_at),
             int(now // max(100, self.source.config.repaint_ms)),
         )
         if not force and key == self._title_key:

@@ -251,7 +251,7 @@ class FakeSource:
         raise Refused("this job source is read-only")
 
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
-        self._write("kill", job_id)
+        self._write("kill", (job_id, signal))
         raise AssertionError("unreachable")
 
     async def adopt(self, job_id: str) -> JobRecord:
