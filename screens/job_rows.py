@@ -258,12 +258,11 @@ class JobList(ScrollView, can_focus=False):
             segments.append(Segment(fit(self._label(record), width - 3 - id_width - 2), base))
             return segments
         if tag_width:
-            pad = " " * (tag_width - len(self._tag(record)))
             if stopping:
                 segments.append(Segment(STOPPING_TAG, base + component("job-list--stopping")))
-            if not self._is_own(record):
-                segments.append(Segment(PEER_TAG, base + self._fg("job-list--peer")))
-            segments.append(Segment(pad, base))
+                tag_width -= len(STOPPING_TAG)
+            peer = "" if self._is_own(record) else PEER_TAG
+            segments.append(Segment(peer.ljust(tag_width), base + self._fg("job-list--peer")))
         segments.append(Segment(" ", base))
         return segments
 
