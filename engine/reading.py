@@ -8,10 +8,10 @@ import re
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
-from .logs import LogMissing, TailRead, read_page, read_since, read_tail
+from .logs import LogMissing, TailRead, open_pair, read_page, read_since, read_tail
 from .model import JobRecord
 from .results import JobError, LogsResult, ReadSince, Refused
-from .sanitize import sanitize_log
+from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
 
 if TYPE_CHECKING:
     from .manager import JobManager
@@ -73,6 +73,20 @@ class ReadingMixin:
             rotated_bytes=dropped,
         )
 
+    async def latest_line(self: JobManager, job_id: str) -> str | None:
+        """The job's latest output line, read from its log (its last few KiB), sanitized.
+
+        For a screen: a job whose owner runs no process (a command-line session) has no
+        one updating `record.last_line`, but its log grows all the same. None when the
+        log does not exist (then `record.last_line` is all there is).
+        """
+        record = self.get(job_id)
+        live, previous = self.log_files(record)
+        try:
+            return await asyncio.to_thread(read_latest_line, live, previous)
+        except LogMissing:
+            return None
+
     async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:
         """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
         record = self.get(job_id)
@@ -131,6 +145,41 @@ def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:
     if partial:
         lines.append(sanitize_log(data[cut:].decode("utf-8", "replace"), keep_sgr))
     return lines, partial
+
+
+LATEST_WINDOW = 4096  # bytes read from the end of a log for its latest line
+
+
+def read_latest_line(
+    live: str, previous: str, *, limit: int = LINE_LIMIT, window: int = LATEST_WINDOW
+) -> str:
+    """The last line with visible text in the last `window` bytes of a log, sanitized.
+
+    A line that starts before the window is shown with a leading `…`; one longer than
+    `limit` ends with `…` (as `sanitize_line` clips). Raises `LogMissing`.
+    """
+    pair = open_pair(live, previous)
+    try:
+        start = max(0, pair.size - window)
+        data = pair.read(start, pair.size)
+    finally:
+        pair.close()
+    return latest_of(data, cut=start > 0, limit=limit)
+
+
+def latest_of(data: bytes, *, cut: bool, limit: int = LINE_LIMIT) -> str:
+    """The latest line of `data`; `cut`: `data` starts somewhere inside the log."""
+    if cut:
+        data = data.lstrip(bytes(range(0x80, 0xC0)))  # the rest of a character cut in two
+    parts = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    for index in range(len(parts) - 1, -1, -1):
+        line = sanitize_line(parts[index], limit)
+        if not line:
+            continue
+        if index == 0 and cut and "\r" not in parts[index].rstrip("\r"):
+            return "…" + sanitize_line(parts[index], limit - 1)  # its start is not in `data`
+        return line
+    return ""
 
 
 HOLD_LIMIT = 1 << 20  # a read widens at most this far to finish a cut sequence

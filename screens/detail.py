@@ -72,7 +72,12 @@ def flags(record: JobRecord) -> str:
 
 
 def detail_text(
-    record: JobRecord, now_ms: float, *, peer: bool, stopping: Stopping | None = None
+    record: JobRecord,
+    now_ms: float,
+    *,
+    peer: bool,
+    stopping: Stopping | None = None,
+    last: str | None = None,
 ) -> Content:
     """The pane's content; every job-supplied string is sanitized to one plain line."""
     parts: list[str | tuple[str, str]] = [
@@ -94,8 +99,8 @@ def detail_text(
     extra = flags(record)
     if extra:
         field("flags", extra)
-    last = sanitize_line(record.last_line)
-    field("last", last or "no output yet", "" if last else MUTED)
+    line = sanitize_line(record.last_line if last is None else last)
+    field("last", line or "no output yet", "" if line else MUTED)
     return Content.assemble(*parts)
 
 
@@ -113,12 +118,13 @@ class DetailPane(Static):
         *,
         peer: bool,
         stopping: Stopping | None = None,
+        last: str | None = None,
     ) -> None:
         """Repaint only on change, and lay out only when the text's size may have changed."""
         if record is None:
             content = Content.styled("Nothing selected.", f"italic {MUTED}")
         else:
-            content = detail_text(record, now_ms, peer=peer, stopping=stopping)
+            content = detail_text(record, now_ms, peer=peer, stopping=stopping, last=last)
         old = self._shown
         if old is not None and content.plain == old.plain and content.spans == old.spans:
             return

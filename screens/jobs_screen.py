@@ -8,6 +8,7 @@ the host.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -17,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
@@ -37,6 +39,8 @@ from .source import Clock, JobSource, wall_clock
 from .words import plural
 
 POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
+LATEST_S = 1.0  # how often the selected job's latest line is read from its log
+SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
 
 
@@ -50,6 +54,15 @@ def kill_note(result: KillResult, now_ms: float) -> str:
     if result.note:
         line += f" ({sanitize_line(result.note, 200)})"
     return line
+
+
+@dataclass(frozen=True)
+class LatestLine:
+    """The selected job's latest output line as its log said it, and when."""
+
+    text: str | None  # None: the log does not exist (the record's own line stands)
+    read_at: float  # time.monotonic()
+    finished_at: int | None  # the record's, when read: a finished job's line is final
 
 
 @dataclass
@@ -112,6 +125,8 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._last_tick = 0.0
         self._unsubscribe: Callable[[], None] | None = None
         self._kills: dict[str, KillUnderWay] = {}
+        self._latest: dict[str, LatestLine] = {}
+        self._latest_soon: Timer | None = None
         self.refreshes = 0  # repaints of the rows; benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
@@ -143,7 +158,9 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def on_mount(self) -> None:
         self._unsubscribe = self.source.subscribe(self._on_event)
         self.set_interval(POLL_S, self._poll)
+        self.set_interval(LATEST_S, self._read_latest)
         self.refresh_jobs(force=True)
+        self._read_latest()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -205,7 +222,58 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         record = self.selected
         peer = record is not None and not self.source.is_own(record)
         stopping = self.stopping(record) if record is not None else None
-        self.query_one(DetailPane).show(record, self.clock(), peer=peer, stopping=stopping)
+        last = self._latest_text(record) if record is not None else None
+        self.query_one(DetailPane).show(
+            record, self.clock(), peer=peer, stopping=stopping, last=last
+        )
+
+    # -- the selected job's latest line, read from its log ------------------------------
+    def _latest_text(self, record: JobRecord) -> str | None:
+        """The line read from the log, while it is fresh (a finished job's: for good)."""
+        latest = self._latest.get(record.id)
+        if latest is None:
+            return None
+        if record.running and time.monotonic() - latest.read_at > 2 * LATEST_S:
+            return None
+        if not record.running and latest.finished_at != record.finished_at:
+            return None
+        return latest.text
+
+    def _read_latest(self) -> None:
+        """At most about once a second, and off the event loop: never per frame or key."""
+        record = self.selected
+        reader = getattr(self.source, "latest_line", None)
+        if record is None or reader is None or not self.is_current:
+            return
+        latest = self._latest.get(record.id)
+        if latest is not None:
+            if not record.running and latest.finished_at == record.finished_at:
+                return  # final
+            if time.monotonic() - latest.read_at < 0.8 * LATEST_S:
+                return
+        self.run_worker(
+            self._fetch_latest(record.id, record.finished_at, reader),
+            name="latest line",
+            group="jobs-latest",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _fetch_latest(
+        self,
+        job_id: str,
+        finished_at: int | None,
+        reader: Callable[[str], Awaitable[str | None]],
+    ) -> None:
+        try:
+            text = await reader(job_id)
+        except (JobError, OSError):
+            return
+        if len(self._latest) > 256:
+            self._latest.clear()
+        self._latest[job_id] = LatestLine(text, time.monotonic(), finished_at)
+        if self.selected is not None and self.selected.id == job_id:
+            self._show_detail()
 
     def on_job_list_cursor_moved(self, _message: JobList.CursorMoved) -> None:
         self._selection_changed()
@@ -213,6 +281,9 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def _selection_changed(self) -> None:
         self._show_detail()
         self._update_bindings()
+        if self._latest_soon is not None:
+            self._latest_soon.stop()
+        self._latest_soon = self.set_timer(SETTLE_S, self._read_latest)
 
     def on_job_list_activated(self, message: JobList.Activated) -> None:
         self.action_open_log()

@@ -24,7 +24,14 @@ def wall_clock() -> float:
 
 
 class JobSource(Protocol):
-    """The subset of `JobManager` the screens use."""
+    """The subset of `JobManager` the screens use.
+
+    Optional members, used when the source has them (a `JobManager` has all of them):
+
+    - `async latest_line(job_id) -> str | None`: the job's latest output line read from
+      its log (sanitized; None when the log is missing). Without it the detail pane
+      shows `record.last_line`.
+    """
 
     session_id: str
     config: Config

@@ -14,7 +14,7 @@ from textual.screen import Screen
 
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
 from jobs_tui.engine.logs import LogMissing, read_tail
-from jobs_tui.engine.reading import split_lines
+from jobs_tui.engine.reading import read_latest_line, split_lines
 from jobs_tui.engine.results import KillResult, LogsResult
 from jobs_tui.engine.sanitize import sanitize_log
 
@@ -236,6 +236,13 @@ class FakeSource:
             resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
             partial_bytes=partial,
         )
+
+    async def latest_line(self, job_id: str) -> str | None:
+        rec = self.get(job_id)
+        try:
+            return read_latest_line(*self.log_files(rec))
+        except LogMissing:
+            return None
 
     async def open(self) -> None:
         """The app opens its manager; a fake has nothing to open."""
