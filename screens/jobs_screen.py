@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -41,6 +42,7 @@ from .words import plural
 POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
+DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
 
 
@@ -127,6 +129,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._kills: dict[str, KillUnderWay] = {}
         self._latest: dict[str, LatestLine] = {}
         self._latest_soon: Timer | None = None
+        self._detail_height: int | str | None = None
         self.refreshes = 0  # repaints of the rows; benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
@@ -195,6 +198,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             self.job_list.set_records(records)
             self._show_summary(records)
             self.set_class(not records, "-empty")
+            self._fit_detail()
         else:
             self.job_list.refresh()
         self.refreshes += 1
@@ -223,9 +227,32 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         peer = record is not None and not self.source.is_own(record)
         stopping = self.stopping(record) if record is not None else None
         last = self._latest_text(record) if record is not None else None
-        self.query_one(DetailPane).show(
-            record, self.clock(), peer=peer, stopping=stopping, last=last
-        )
+        detail = self.query_one(DetailPane)
+        if detail.show(record, self.clock(), peer=peer, stopping=stopping, last=last):
+            self._fit_detail()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_detail)
+
+    def _fit_detail(self) -> None:
+        """Stacked below the list, the detail takes the rows the list does not need, up
+        to its whole height, and at least its outcome and last line (the pane fits its
+        fields to the rows it gets); side by side it has the body's height."""
+        detail = self.query_one(DetailPane)
+        if not self.has_class("-narrow"):
+            height: int | str = "1fr"
+        else:
+            body = self.query_one("#jobs-body").size.height
+            if body <= 0:
+                return
+            width = max(1, self.size.width - detail.styles.gutter.width)
+            want = detail.wanted_height(width) + 1  # its top border
+            rows = DETAIL_ROWS["-tall" if self.has_class("-tall") else "-short"]
+            height = min(want, max(rows, body - len(self._records)))
+            height = max(1, min(max(height, min(want, 3)), body - 1))
+        if height != self._detail_height:
+            self._detail_height = height
+            detail.styles.height = height
 
     # -- the selected job's latest line, read from its log ------------------------------
     def _latest_text(self, record: JobRecord) -> str | None:
@@ -251,8 +278,8 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 return  # final
             if time.monotonic() - latest.read_at < 0.8 * LATEST_S:
                 return
-        self.run_worker(
-            self._fetch_latest(record.id, record.finished_at, reader),
+        self.run_worker(  # a callable, not a coroutine: an exclusive worker may never start
+            partial(self._fetch_latest, record.id, record.finished_at, reader),
             name="latest line",
             group="jobs-latest",
             exclusive=True,
