@@ -130,6 +130,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._latest: dict[str, LatestLine] = {}
         self._latest_soon: Timer | None = None
         self._detail_height: int | str | None = None
+        self._pruned_seen: int | None = None  # prunes before the screen opened are not news
         self.refreshes = 0  # repaints of the rows; benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
@@ -184,7 +185,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def refresh_jobs(self, force: bool = False) -> None:
         """Re-read the table; repaint rows when they changed, or once a tick while jobs run."""
         records = self.source.jobs()
-        fingerprint = counts_fingerprint(records)
+        fingerprint = (counts_fingerprint(records), self._pruned())
         now = self.clock()
         tick_due = any_running(records) and now - self._last_tick >= self._tick_ms()
         changed = force or self._dirty or fingerprint != self._fingerprint
@@ -208,9 +209,28 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def _tick_ms(self) -> float:
         return max(100, self.source.config.repaint_ms)
 
+    def _pruned(self) -> int:
+        """How many older finished jobs the registry pruned (0 for a source that cannot say)."""
+        pruned = getattr(self.source, "pruned", 0)
+        return pruned if isinstance(pruned, int) and pruned > 0 else 0
+
     def _show_summary(self, records: list[JobRecord]) -> None:
+        """The counts of the rows shown, and the jobs pruned; new prunes are announced."""
+        text = summary(records, self.source.session_id)
+        pruned = self._pruned()
+        if pruned:
+            text += f" · {plural(pruned, 'older finished job')} pruned"
+        if self._pruned_seen is not None and pruned > self._pruned_seen:
+            fresh = pruned - self._pruned_seen
+            were = "was" if fresh == 1 else "were"
+            self.notify(
+                f"{plural(fresh, 'older finished job')} {were} pruned "
+                f"(max_jobs {self.source.config.max_jobs}).",
+                markup=False,
+            )
+        self._pruned_seen = pruned
         self.query_one("#jobs-summary", Static).update(
-            Content.styled(summary(records, self.source.session_id), "$text-muted"), layout=False
+            Content.styled(text, "$text-muted"), layout=False
         )
 
     def stopping(self, record: JobRecord) -> Stopping | None:
