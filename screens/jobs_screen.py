@@ -163,8 +163,10 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._unsubscribe = self.source.subscribe(self._on_event)
         self.set_interval(POLL_S, self._poll)
         self.set_interval(LATEST_S, self._read_latest)
+        self.set_interval(LATEST_S, self._show_problems)
         self.refresh_jobs(force=True)
         self._read_latest()
+        self._show_problems()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -208,6 +210,21 @@ class JobsScreen(ApplicableKeys, Screen[None]):
 
     def _tick_ms(self) -> float:
         return max(100, self.source.config.repaint_ms)
+
+    def _show_problems(self) -> None:
+        """Problems the source found (quarantined files, skipped entries, refused paths),
+        each shown once: the source hands each out once. Checked while a log is open too."""
+        take = getattr(self.source, "take_problems", None)
+        if take is None:
+            return
+        for problem in take():
+            self.notify(
+                sanitize_line(str(problem), 300),
+                title="Job registry",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
 
     def _pruned(self) -> int:
         """How many older finished jobs the registry pruned (0 for a source that cannot say)."""
