@@ -42,9 +42,12 @@ class Stopping:
 
 
 def outcome_text(record: JobRecord, now_ms: float, stopping: Stopping | None = None) -> str:
-    """`▸ running · 3.2s`, or `▸ stopping · SIGTERM sent 1.2s ago · 3.2s` during a kill."""
+    """`▸ running · 3.2s`, or `▸ stopping · SIGTERM sent 1.2s ago · 3.2s` during a kill.
+
+    Sanitized: a peer's registry file may put anything in `signal`.
+    """
     if stopping is None or not record.running:
-        return outcome(record, now_ms)
+        return sanitize_line(outcome(record, now_ms), 300)
     took = duration(elapsed_ms(record, now_ms))
     sent = f"{stopping.signal or 'kill'} sent {duration(now_ms - stopping.since)} ago"
     return f"{glyph(record)} stopping · {sent} · {took}"
@@ -111,7 +114,7 @@ def detail_of(
     field("command", sanitize_line(record.command, 2000))
     field("cwd", home_short(sanitize_line(record.cwd, 1000)))
     state = STOPPING_STYLE if stopping and record.running else STATUS_STYLES[record.status]
-    field("outcome", sanitize_line(outcome_text(record, now_ms, stopping)), state)
+    field("outcome", outcome_text(record, now_ms, stopping), state)
     if peer:
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""

@@ -24,7 +24,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.format import duration, outcome, outcome_line, summary
+from jobs_tui.engine.format import duration, outcome_line, summary
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.results import KillResult
 from jobs_tui.engine.sanitize import sanitize_line
@@ -32,7 +32,7 @@ from jobs_tui.engine.sanitize import sanitize_line
 from .chips import StatusChips
 from .confirm import ConfirmScreen
 from .css import stylesheet
-from .detail import DetailPane, Stopping
+from .detail import DetailPane, Stopping, outcome_text
 from .footer_keys import ApplicableKeys
 from .job_rows import JobList, any_running, counts_fingerprint
 from .log_screen import LogScreen
@@ -406,7 +406,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             return
         if not record.running:
             self.notify(
-                f"{record.id} has already finished ({outcome(record, self.clock())}); "
+                f"{record.id} has already finished ({outcome_text(record, self.clock())}); "
                 "nothing to kill.",
                 markup=False,
             )
@@ -484,7 +484,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         """A failure the engine did not phrase is still reported; the host keeps running."""
         if event.state is WorkerState.ERROR and event.worker.group == "jobs-actions":
             self.notify(
-                f"{event.worker.name} failed: {event.worker.error}",
+                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
                 severity="error",
                 markup=False,
             )
@@ -505,7 +505,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         try:
             result = await self.source.kill(job_id, signal)
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
         finally:
             kill.calls -= 1
@@ -525,7 +525,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         try:
             cleared = await self.source.clear()
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
         self.notify(f"Cleared {plural(len(cleared), 'finished job')}.")
         self.refresh_jobs(force=True)
@@ -534,7 +534,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         try:
             record = await self.source.adopt(job_id)
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
         self.notify(f"{record.id} is now this session's job.")
         self.refresh_jobs(force=True)

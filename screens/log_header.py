@@ -122,5 +122,6 @@ def sub_content(
     if skipped:
         parts += [" · ", (f"skipped {human_bytes(skipped)} to keep up", "$warning")]
     room = max(12, width - Content.assemble(*parts).cell_length - 5)
-    parts += [" · ", (shorten_path(home_short(path), room), "$text-muted")]
+    shown = shorten_path(home_short(sanitize_line(path, 4096)), room)
+    parts += [" · ", (shown, "$text-muted")]
     return Content.assemble(*parts)

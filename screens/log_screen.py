@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.sanitize import sanitize_line
 
 from .css import stylesheet
 from .find_bar import FindBar
@@ -143,7 +144,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
             live, _previous = self.source.log_files(record)
             result = await self.source.logs(self.job_id, lines=self.tail_lines, keep_sgr=True)
         except JobError as exc:
-            self._fail(str(exc))
+            self._fail(sanitize_line(str(exc), 300))
             return
         lines = list(result.lines)
         partial = getattr(result, "partial_bytes", 0)
@@ -367,15 +368,17 @@ class LogScreen(ApplicableKeys, Screen[None]):
         try:
             await self.source.send(self.job_id, text)
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
             self.notify(
-                f"{event.worker.name} failed: {event.worker.error}", severity="error", markup=False
+                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
+                severity="error",
+                markup=False,
             )
             if event.worker.group == "log":
-                self._fail(f"could not read the log: {event.worker.error}")
+                self._fail(sanitize_line(f"could not read the log: {event.worker.error}", 300))
 
     # -- back --------------------------------------------------------------------------
     def action_back(self) -> None:
