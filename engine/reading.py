@@ -73,6 +73,12 @@ class ReadingMixin:
             rotated_bytes=dropped,
         )
 
+    def mark_seen(self: JobManager, job_id: str) -> None:
+        """Someone saw this finished job's result (its log pane was open when it ended)."""
+        record = self.registry.get(job_id)
+        if record is not None:
+            self._mark_seen(record)
+
     async def latest_line(self: JobManager, job_id: str) -> str | None:
         """The job's latest output line, read from its log (its last few KiB), sanitized.
 

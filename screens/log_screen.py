@@ -210,6 +210,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
             return
         if not record.running and self.query(SendBar):
             self.query_one(SendBar).remove()
+        if not record.running and self.loaded and not record.seen:
+            mark_seen = getattr(self.source, "mark_seen", None)
+            if mark_seen is not None:  # it ended before the user's eyes: nothing unreported
+                mark_seen(record.id)
         self._update_bindings()
 
     def _show_sub(self) -> None:

@@ -237,6 +237,11 @@ class FakeSource:
             partial_bytes=partial,
         )
 
+    def mark_seen(self, job_id: str) -> None:
+        rec = self.records.get(job_id)
+        if rec is not None and not rec.running and self.is_own(rec):
+            self.update(job_id, seen=True)
+
     async def latest_line(self, job_id: str) -> str | None:
         rec = self.get(job_id)
         try:
