@@ -81,7 +81,8 @@ class JobsApp(App[int]):
         self.push_screen(
             ConfirmScreen(
                 f"Quit and kill {count} of this session?",
-                f"{shown}: started here and not detached, they end with this session.",
+                f"{shown}: started here and not detached, "
+                f"{'it ends' if len(victims) == 1 else 'they end'} with this session.",
                 title="Quit",
             ),
             answered,

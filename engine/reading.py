@@ -8,10 +8,10 @@ import re
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
-from .logs import LogMissing, LogRefused, TailRead, read_page, read_since, read_tail
+from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_since, read_tail
 from .model import JobRecord
 from .results import JobError, LogsResult, ReadSince, Refused
-from .sanitize import sanitize_log
+from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
 
 if TYPE_CHECKING:
     from .manager import JobManager
@@ -52,6 +52,7 @@ class ReadingMixin:
             ) from exc
         dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        lines, partial = split_lines(tail.data, keep_sgr=keep_sgr)
         self._mark_seen(record)
         note = None
         if record.log_lost_bytes:
@@ -62,11 +63,7 @@ class ReadingMixin:
         return LogsResult(
             job=record,
             text=text,
-            lines=text.split("\n")[:-1]
-            if text.endswith("\n")
-            else text.split("\n")
-            if text
-            else [],
+            lines=lines,
             truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
             # log_bytes counts lost bytes too: add them only when `dropped` did not.
             earlier_bytes=tail.earlier_bytes + (dropped or record.log_lost_bytes),
@@ -74,7 +71,29 @@ class ReadingMixin:
             log_file=live,
             note=note,
             resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            partial_bytes=partial,
+            rotated_bytes=dropped,
         )
+
+    def mark_seen(self: JobManager, job_id: str) -> None:
+        """Someone saw this finished job's result (its log pane was open when it ended)."""
+        record = self.registry.get(job_id)
+        if record is not None:
+            self._mark_seen(record)
+
+    async def latest_line(self: JobManager, job_id: str) -> str | None:
+        """The job's latest output line, read from its log (its last few KiB), sanitized.
+
+        For a screen: a job whose owner runs no process (a command-line session) has no
+        one updating `record.last_line`, but its log grows all the same. None when the
+        log does not exist (then `record.last_line` is all there is).
+        """
+        record = self.get(job_id)
+        live, previous = self.log_files(record)
+        try:
+            return await asyncio.to_thread(read_latest_line, live, previous)
+        except LogMissing:
+            return None
 
     async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:
         """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
@@ -124,6 +143,56 @@ class ReadingMixin:
             skipped=got.skipped,
             end=got.end,
         )
+
+
+def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:
+    """A tail's sanitized lines, and the raw length of its last line if it has no newline yet.
+
+    That unfinished line is the last entry even when it sanitizes to nothing (a lone
+    `\\r`, an escape cut in two), so a follower can take it over byte for byte.
+    Sanitizing is line-local, so this equals splitting the sanitized text of the whole.
+    """
+    cut = data.rfind(b"\n") + 1
+    lines = sanitize_log(data[:cut].decode("utf-8", "replace"), keep_sgr).split("\n")[:-1]
+    partial = len(data) - cut
+    if partial:
+        lines.append(sanitize_log(data[cut:].decode("utf-8", "replace"), keep_sgr))
+    return lines, partial
+
+
+LATEST_WINDOW = 4096  # bytes read from the end of a log for its latest line
+
+
+def read_latest_line(
+    live: str, previous: str, *, limit: int = LINE_LIMIT, window: int = LATEST_WINDOW
+) -> str:
+    """The last line with visible text in the last `window` bytes of a log, sanitized.
+
+    A line that starts before the window is shown with a leading `…`; one longer than
+    `limit` ends with `…` (as `sanitize_line` clips). Raises `LogMissing`.
+    """
+    pair = open_pair(live, previous)
+    try:
+        start = max(0, pair.size - window)
+        data = pair.read(start, pair.size)
+    finally:
+        pair.close()
+    return latest_of(data, cut=start > 0, limit=limit)
+
+
+def latest_of(data: bytes, *, cut: bool, limit: int = LINE_LIMIT) -> str:
+    """The latest line of `data`; `cut`: `data` starts somewhere inside the log."""
+    if cut:
+        data = data.lstrip(bytes(range(0x80, 0xC0)))  # the rest of a character cut in two
+    parts = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    for index in range(len(parts) - 1, -1, -1):
+        line = sanitize_line(parts[index], limit)
+        if not line:
+            continue
+        if index == 0 and cut and "\r" not in parts[index].rstrip("\r"):
+            return "…" + sanitize_line(parts[index], limit - 1)  # its start is not in `data`
+        return line
+    return ""
 
 
 HOLD_LIMIT = 1 << 20  # a read widens at most this far to finish a cut sequence

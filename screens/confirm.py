@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from .css import stylesheet
 
@@ -39,6 +39,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 Content.assemble(("y", "bold $success"), " yes   ", ("N", "bold $error"), " no"),
                 id="confirm-keys",
             )
+        yield Footer()  # the dialog's keys only, over the screen's own footer
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

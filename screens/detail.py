@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.widget import Widget
 
-from jobs_tui.engine.format import duration, outcome
+from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome
 from jobs_tui.engine.model import JobRecord, JobStatus
 from jobs_tui.engine.sanitize import sanitize_line
 
@@ -22,6 +23,34 @@ STATUS_STYLES = {
     JobStatus.UNKNOWN: "$text-muted",
 }
 MUTED = "$text-muted"
+STOPPING_STYLE = "bold $warning"
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """A kill under way: since when (epoch ms), and its signal when this session sent it."""
+
+    since: float
+    signal: str | None = None
+
+    @classmethod
+    def of(cls, record: JobRecord) -> Stopping | None:
+        """What the record itself says (another process of the session may be killing it)."""
+        if record.stopping and record.stopping_at is not None:
+            return cls(record.stopping_at)
+        return None
+
+
+def outcome_text(record: JobRecord, now_ms: float, stopping: Stopping | None = None) -> str:
+    """`▸ running · 3.2s`, or `▸ stopping · SIGTERM sent 1.2s ago · 3.2s` during a kill.
+
+    Sanitized: a peer's registry file may put anything in `signal`.
+    """
+    if stopping is None or not record.running:
+        return sanitize_line(outcome(record, now_ms), 300)
+    took = duration(elapsed_ms(record, now_ms))
+    sent = f"{stopping.signal or 'kill'} sent {duration(now_ms - stopping.since)} ago"
+    return f"{glyph(record)} stopping · {sent} · {took}"
 
 
 def home_short(path: str) -> str:
@@ -45,19 +74,47 @@ def flags(record: JobRecord) -> str:
     return " · ".join(parts)
 
 
-def detail_text(record: JobRecord, now_ms: float, *, peer: bool) -> Content:
-    """The pane's content; every job-supplied string is sanitized to one plain line."""
-    parts: list[str | tuple[str, str]] = [
-        (record.id, "bold"),
-        ("  " + sanitize_line(record.label), "bold"),
-    ]
+@dataclass(frozen=True)
+class Field:
+    """One `name  value` of the pane; `rank` 0 is the last to go when space runs out."""
+
+    name: str
+    value: str
+    style: str
+    rank: int
+
+
+@dataclass(frozen=True)
+class Detail:
+    """What the pane shows of one job, before it is fitted to the pane's size."""
+
+    title: Content
+    fields: tuple[Field, ...]  # in display order
+
+
+# When the pane is short, the fields that stay: outcome and last line first.
+RANK = {"outcome": 0, "last": 1, "title": 2, "owner": 3, "command": 4, "cwd": 5, "flags": 6}
+
+
+def detail_of(
+    record: JobRecord,
+    now_ms: float,
+    *,
+    peer: bool,
+    stopping: Stopping | None = None,
+    last: str | None = None,
+) -> Detail:
+    """The pane's fields; every string from the record is sanitized to one plain line."""
+    title = Content.assemble((record.id, "bold"), ("  " + sanitize_line(record.label), "bold"))
+    fields: list[Field] = []
 
     def field(name: str, value: str, style: str = "") -> None:
-        parts.extend(["\n", (f"{name:<{FIELD_WIDTH}}", MUTED), (value or "—", style)])
+        fields.append(Field(name, value or "—", style, RANK[name]))
 
     field("command", sanitize_line(record.command, 2000))
     field("cwd", home_short(sanitize_line(record.cwd, 1000)))
-    field("outcome", outcome(record, now_ms), STATUS_STYLES[record.status])
+    state = STOPPING_STYLE if stopping and record.running else STATUS_STYLES[record.status]
+    field("outcome", outcome_text(record, now_ms, stopping), state)
     if peer:
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""
@@ -65,26 +122,105 @@ def detail_text(record: JobRecord, now_ms: float, *, peer: bool) -> Content:
     extra = flags(record)
     if extra:
         field("flags", extra)
-    last = sanitize_line(record.last_line)
-    field("last", last or "no output yet", "" if last else MUTED)
-    return Content.assemble(*parts)
+    line = sanitize_line(record.last_line if last is None else last)
+    field("last", line or "no output yet", "" if line else MUTED)
+    return Detail(title, tuple(fields))
 
 
-class DetailPane(Static):
-    """Re-rendered on selection change and on the screen's tick; never focused."""
+def _wrapped(field: Field, width: int) -> list[Content]:
+    return Content.styled(field.value, field.style).wrap(max(1, width - FIELD_WIDTH))
+
+
+def full_height(detail: Detail, width: int) -> int:
+    """Rows the whole detail takes at `width`: the title, then each value wrapped."""
+    return 1 + sum(len(_wrapped(f, width)) for f in detail.fields)
+
+
+def fit(detail: Detail, width: int, height: int) -> Content:
+    """The detail in `width` x `height`: whole when it fits; else outcome and last line
+    first, then the title and the other fields, each cut to the rows left (`…`).
+
+    Wrapped values continue under the value, not under the label.
+    """
+    if width <= 0 or height <= 0:
+        return Content("")
+    wrapped = [_wrapped(f, width) for f in detail.fields]
+    wants: dict[int | str, int] = {"title": 1} | {i: len(w) for i, w in enumerate(wrapped)}
+    rows = dict(wants)
+    if sum(wants.values()) > height:
+        ranks = {"title": RANK["title"]} | {i: f.rank for i, f in enumerate(detail.fields)}
+        order = sorted(wants, key=lambda key: ranks[key])
+        rows = dict.fromkeys(wants, 0)
+        left = height
+        for key in order:  # outcome and last line whole, the rest one row each, by rank
+            whole = ranks[key] <= RANK["last"]
+            rows[key] = min(wants[key] if whole else 1, left)
+            left -= rows[key]
+        for key in order:  # then what is left, to whole values, by rank
+            if rows[key]:
+                extra = min(wants[key] - rows[key], left)
+                rows[key], left = rows[key] + extra, left - extra
+    value_width = max(1, width - FIELD_WIDTH)
+    lines: list[Content] = []
+    if rows["title"]:
+        lines.append(detail.title.truncate(width, ellipsis=True))
+    for index, (field, pieces) in enumerate(zip(detail.fields, wrapped, strict=True)):
+        count = rows[index]
+        if not count:
+            continue
+        kept = pieces[:count]
+        if count < len(pieces):  # say that it goes on
+            tail = kept[-1]
+            if tail.cell_length >= value_width:
+                tail = tail.truncate(value_width - 1)
+            kept[-1] = tail + Content.styled("…", MUTED)
+        label = Content.styled(f"{field.name:<{FIELD_WIDTH}}", MUTED)
+        lines.append(label + kept[0])
+        lines.extend(Content(" " * FIELD_WIDTH) + piece for piece in kept[1:])
+    return Content("\n").join(lines)
+
+
+NOTHING = Content.styled("Nothing selected.", f"italic {MUTED}")
+
+
+class DetailPane(Widget):
+    """The selected job's fields, fitted to the pane's size; never focused.
+
+    `show` is called on selection change and on the screen's tick; it repaints only
+    when something changed.
+    """
 
     DEFAULT_CSS = stylesheet("detail.tcss")
 
-    _shown: Content | None = None
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.detail: Detail | None = None
 
-    def show(self, record: JobRecord | None, now_ms: float, *, peer: bool) -> None:
-        """Repaint only on change, and lay out only when the text's size may have changed."""
-        if record is None:
-            content = Content.styled("Nothing selected.", f"italic {MUTED}")
-        else:
-            content = detail_text(record, now_ms, peer=peer)
-        old = self._shown
-        if old is not None and content.plain == old.plain and content.spans == old.spans:
-            return
-        self._shown = content
-        self.update(content, layout=old is None or len(content.plain) != len(old.plain))
+    def show(
+        self,
+        record: JobRecord | None,
+        now_ms: float,
+        *,
+        peer: bool,
+        stopping: Stopping | None = None,
+        last: str | None = None,
+    ) -> bool:
+        """Show `record`; True when what the pane shows changed."""
+        detail = None
+        if record is not None:
+            detail = detail_of(record, now_ms, peer=peer, stopping=stopping, last=last)
+        if detail == self.detail:
+            return False
+        self.detail = detail
+        self.refresh()
+        return True
+
+    def wanted_height(self, width: int) -> int:
+        """Rows the whole detail would take at content width `width`."""
+        return 1 if self.detail is None else full_height(self.detail, width)
+
+    def render(self) -> Content:
+        if self.detail is None:
+            return NOTHING
+        width, height = self.content_size
+        return fit(self.detail, width, height)

@@ -28,6 +28,7 @@ from .source import Clock
 
 ELAPSED_COLUMNS = 7
 PEER_TAG = " peer"
+STOPPING_TAG = " stopping"
 MIN_LABEL = 6
 
 
@@ -52,6 +53,7 @@ class JobList(ScrollView, can_focus=False):
         "job-list--killed",
         "job-list--unknown",
         "job-list--peer",
+        "job-list--stopping",
         "job-list--muted",
         "job-list--empty",
     }
@@ -75,12 +77,14 @@ class JobList(ScrollView, can_focus=False):
         clock: Clock,
         is_own: Callable[[JobRecord], bool],
         *,
+        stopping: Callable[[JobRecord], bool] | None = None,
         empty_text: str = "No jobs yet.",
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._clock = clock
         self._is_own = is_own
+        self._stopping = stopping or (lambda record: record.stopping)
         self.empty_text = empty_text
         self.records: list[JobRecord] = []
         self.cursor_id: str | None = None
@@ -106,7 +110,7 @@ class JobList(ScrollView, can_focus=False):
         self.records = records
         self._index = {r.id: i for i, r in enumerate(records)}
         self._id_width = max(3, max((len(r.id) for r in records), default=3))
-        self._tag_width = len(PEER_TAG) if any(not self._is_own(r) for r in records) else 0
+        self._tag_width = max((len(self._tag(r)) for r in records), default=0)
         if self.cursor_id not in self._index:
             if records:
                 fallback = min(old_index if old_index is not None else 0, len(records) - 1)
@@ -117,6 +121,12 @@ class JobList(ScrollView, can_focus=False):
         if self.cursor_index != old_index:  # the row moved: keep it in view (a wheel-scrolled
             self._keep_visible()  # list is otherwise left where the user put it)
         self.refresh()
+
+    def _tag(self, record: JobRecord) -> str:
+        """` stopping` while a kill is under way, ` peer` for another session's job."""
+        return (STOPPING_TAG if self._stopping(record) else "") + (
+            "" if self._is_own(record) else PEER_TAG
+        )
 
     def _set_cursor(self, job_id: str | None) -> None:
         if job_id != self.cursor_id:
@@ -229,11 +239,12 @@ class JobList(ScrollView, can_focus=False):
         def component(name: str) -> Style:
             return plain if on_cursor else self._fg(name)
 
-        peer = not self._is_own(record)
+        stopping = self._stopping(record)
         id_width, tag_width = self._id_width, self._tag_width
         label_width = width - (3 + id_width + 2) - (1 + ELAPSED_COLUMNS) - tag_width - 1
         took = duration(elapsed_ms(record, self._clock()))
-        status_style = component(f"job-list--{record.status.value}")
+        state = "stopping" if stopping else record.status.value
+        status_style = component(f"job-list--{state}")
         took_style = base if record.running else base + component("job-list--muted")
         segments = [
             Segment(" ", base),
@@ -247,8 +258,11 @@ class JobList(ScrollView, can_focus=False):
             segments.append(Segment(fit(self._label(record), width - 3 - id_width - 2), base))
             return segments
         if tag_width:
-            tag = PEER_TAG if peer else " " * tag_width
-            segments.append(Segment(tag, base + self._fg("job-list--peer")))
+            if stopping:
+                segments.append(Segment(STOPPING_TAG, base + component("job-list--stopping")))
+                tag_width -= len(STOPPING_TAG)
+            peer = "" if self._is_own(record) else PEER_TAG
+            segments.append(Segment(peer.ljust(tag_width), base + self._fg("job-list--peer")))
         segments.append(Segment(" ", base))
         return segments
 
@@ -256,7 +270,16 @@ class JobList(ScrollView, can_focus=False):
 def counts_fingerprint(records: list[JobRecord]) -> tuple[object, ...]:
     """What a repaint depends on besides the clock; equal tuples need no new rows."""
     return tuple(
-        (r.id, r.status, r.session_id, r.label, r.last_line, r.finished_at, r.exit_code)
+        (
+            r.id,
+            r.status,
+            r.session_id,
+            r.label,
+            r.last_line,
+            r.finished_at,
+            r.exit_code,
+            r.stopping_at,
+        )
         for r in records
     )
 

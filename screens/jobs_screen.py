@@ -8,7 +8,10 @@ the host.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -16,29 +19,62 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.format import duration, outcome, outcome_line, summary
+from jobs_tui.engine.format import duration, outcome_line, summary
 from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.results import KillResult
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .chips import StatusChips
 from .confirm import ConfirmScreen
 from .css import stylesheet
-from .detail import DetailPane
+from .detail import DetailPane, Stopping, outcome_text
 from .footer_keys import ApplicableKeys
 from .job_rows import JobList, any_running, counts_fingerprint
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
+from .words import plural
 
 POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
+LATEST_S = 1.0  # how often the selected job's latest line is read from its log
+SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
+DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def kill_note(result: KillResult, now_ms: float) -> str:
+    """`■ j3 build · killed · SIGKILL · 5.1s · SIGKILL after the grace · 4 processes`."""
+    line = sanitize_line(outcome_line(result.job, now_ms), 300)
+    if result.escalated:
+        line += " · SIGKILL after the grace"
+    if result.processes:
+        line += f" · {plural(result.processes, 'process', 'processes')}"
+    if result.note:
+        line += f" ({sanitize_line(result.note, 200)})"
+    return line
+
+
+@dataclass(frozen=True)
+class LatestLine:
+    """The selected job's latest output line as its log said it, and when."""
+
+    text: str | None  # None: the log does not exist (the record's own line stands)
+    read_at: float  # time.monotonic()
+    finished_at: int | None  # the record's, when read: a finished job's line is final
+
+
+@dataclass
+class KillUnderWay:
+    """This session's kill of one job: shown as `stopping` before the record says so."""
+
+    since: float
+    signal: str
+    calls: int = 0  # kill calls still waiting (a SIGKILL now may join a SIGTERM)
+    reported: bool = False  # the job's end was announced once
 
 
 class JobsScreen(ApplicableKeys, Screen[None]):
@@ -90,6 +126,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._dirty = True
         self._last_tick = 0.0
         self._unsubscribe: Callable[[], None] | None = None
+        self._kills: dict[str, KillUnderWay] = {}
+        self._latest: dict[str, LatestLine] = {}
+        self._latest_soon: Timer | None = None
+        self._detail_height: int | str | None = None
+        self._pruned_seen: int | None = None  # prunes before the screen opened are not news
         self.refreshes = 0  # repaints of the rows; benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
@@ -101,7 +142,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 yield StatusChips(self.source, id="jobs-chips")
         with Container(id="jobs-body"):
             yield JobList(
-                self.clock, self.source.is_own, empty_text=self.empty_text, id="jobs-rows"
+                self.clock,
+                self.source.is_own,
+                stopping=lambda record: self.stopping(record) is not None,
+                empty_text=self.empty_text,
+                id="jobs-rows",
             )
             yield DetailPane(id="jobs-detail")
         yield Footer()
@@ -117,7 +162,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def on_mount(self) -> None:
         self._unsubscribe = self.source.subscribe(self._on_event)
         self.set_interval(POLL_S, self._poll)
+        self.set_interval(LATEST_S, self._read_latest)
+        self.set_interval(LATEST_S, self._show_problems)
         self.refresh_jobs(force=True)
+        self._read_latest()
+        self._show_problems()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -138,7 +187,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def refresh_jobs(self, force: bool = False) -> None:
         """Re-read the table; repaint rows when they changed, or once a tick while jobs run."""
         records = self.source.jobs()
-        fingerprint = counts_fingerprint(records)
+        fingerprint = (counts_fingerprint(records), self._pruned())
         now = self.clock()
         tick_due = any_running(records) and now - self._last_tick >= self._tick_ms()
         changed = force or self._dirty or fingerprint != self._fingerprint
@@ -152,6 +201,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             self.job_list.set_records(records)
             self._show_summary(records)
             self.set_class(not records, "-empty")
+            self._fit_detail()
         else:
             self.job_list.refresh()
         self.refreshes += 1
@@ -161,15 +211,133 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def _tick_ms(self) -> float:
         return max(100, self.source.config.repaint_ms)
 
+    def _show_problems(self) -> None:
+        """Problems the source found (quarantined files, skipped entries, refused paths),
+        each shown once: the source hands each out once. Checked while a log is open too."""
+        take = getattr(self.source, "take_problems", None)
+        if take is None:
+            return
+        for problem in take():
+            self.notify(
+                sanitize_line(str(problem), 300),
+                title="Job registry",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+
+    def _pruned(self) -> int:
+        """How many older finished jobs the registry pruned (0 for a source that cannot say)."""
+        pruned = getattr(self.source, "pruned", 0)
+        return pruned if isinstance(pruned, int) and pruned > 0 else 0
+
     def _show_summary(self, records: list[JobRecord]) -> None:
+        """The counts of the rows shown, and the jobs pruned; new prunes are announced."""
+        text = summary(records, self.source.session_id)
+        pruned = self._pruned()
+        if pruned:
+            text += f" · {plural(pruned, 'older finished job')} pruned"
+        if self._pruned_seen is not None and pruned > self._pruned_seen:
+            fresh = pruned - self._pruned_seen
+            were = "was" if fresh == 1 else "were"
+            self.notify(
+                f"{plural(fresh, 'older finished job')} {were} pruned "
+                f"(max_jobs {self.source.config.max_jobs}).",
+                markup=False,
+            )
+        self._pruned_seen = pruned
         self.query_one("#jobs-summary", Static).update(
-            Content.styled(summary(records, self.source.session_id), "$text-muted"), layout=False
+            Content.styled(text, "$text-muted"), layout=False
         )
+
+    def stopping(self, record: JobRecord) -> Stopping | None:
+        """A kill under way: this session's (known at once), or the one the record names."""
+        if not record.running:
+            return None
+        kill = self._kills.get(record.id)
+        if kill is not None:
+            return Stopping(kill.since, kill.signal)
+        return Stopping.of(record)
 
     def _show_detail(self) -> None:
         record = self.selected
         peer = record is not None and not self.source.is_own(record)
-        self.query_one(DetailPane).show(record, self.clock(), peer=peer)
+        stopping = self.stopping(record) if record is not None else None
+        last = self._latest_text(record) if record is not None else None
+        detail = self.query_one(DetailPane)
+        if detail.show(record, self.clock(), peer=peer, stopping=stopping, last=last):
+            self._fit_detail()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_detail)
+
+    def _fit_detail(self) -> None:
+        """Stacked below the list, the detail takes the rows the list does not need, up
+        to its whole height, and at least its outcome and last line (the pane fits its
+        fields to the rows it gets); side by side it has the body's height."""
+        detail = self.query_one(DetailPane)
+        if not self.has_class("-narrow"):
+            height: int | str = "1fr"
+        else:
+            body = self.query_one("#jobs-body").size.height
+            if body <= 0:
+                return
+            width = max(1, self.size.width - detail.styles.gutter.width)
+            want = detail.wanted_height(width) + 1  # its top border
+            rows = DETAIL_ROWS["-tall" if self.has_class("-tall") else "-short"]
+            height = min(want, max(rows, body - len(self._records)))
+            height = max(1, min(max(height, min(want, 3)), body - 1))
+        if height != self._detail_height:
+            self._detail_height = height
+            detail.styles.height = height
+
+    # -- the selected job's latest line, read from its log ------------------------------
+    def _latest_text(self, record: JobRecord) -> str | None:
+        """The line read from the log, while it is fresh (a finished job's: for good)."""
+        latest = self._latest.get(record.id)
+        if latest is None:
+            return None
+        if record.running and time.monotonic() - latest.read_at > 2 * LATEST_S:
+            return None
+        if not record.running and latest.finished_at != record.finished_at:
+            return None
+        return latest.text
+
+    def _read_latest(self) -> None:
+        """At most about once a second, and off the event loop: never per frame or key."""
+        record = self.selected
+        reader = getattr(self.source, "latest_line", None)
+        if record is None or reader is None or not self.is_current:
+            return
+        latest = self._latest.get(record.id)
+        if latest is not None:
+            if not record.running and latest.finished_at == record.finished_at:
+                return  # final
+            if time.monotonic() - latest.read_at < 0.8 * LATEST_S:
+                return
+        self.run_worker(  # a callable, not a coroutine: an exclusive worker may never start
+            partial(self._fetch_latest, record.id, record.finished_at, reader),
+            name="latest line",
+            group="jobs-latest",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _fetch_latest(
+        self,
+        job_id: str,
+        finished_at: int | None,
+        reader: Callable[[str], Awaitable[str | None]],
+    ) -> None:
+        try:
+            text = await reader(job_id)
+        except (JobError, OSError):
+            return
+        if len(self._latest) > 256:
+            self._latest.clear()
+        self._latest[job_id] = LatestLine(text, time.monotonic(), finished_at)
+        if self.selected is not None and self.selected.id == job_id:
+            self._show_detail()
 
     def on_job_list_cursor_moved(self, _message: JobList.CursorMoved) -> None:
         self._selection_changed()
@@ -177,6 +345,9 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     def _selection_changed(self) -> None:
         self._show_detail()
         self._update_bindings()
+        if self._latest_soon is not None:
+            self._latest_soon.stop()
+        self._latest_soon = self.set_timer(SETTLE_S, self._read_latest)
 
     def on_job_list_activated(self, message: JobList.Activated) -> None:
         self.action_open_log()
@@ -235,17 +406,29 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             return
         if not record.running:
             self.notify(
-                f"{record.id} has already finished ({outcome(record, self.clock())}); "
+                f"{record.id} has already finished ({outcome_text(record, self.clock())}); "
                 "nothing to kill.",
                 markup=False,
             )
             return
+        label = sanitize_line(record.label, 60)
+        stopping = self.stopping(record)
+        if stopping is not None:
+            ago = duration(self.clock() - stopping.since)
+            sent = f"{stopping.signal or 'A kill'} was sent {ago} ago"
+            self._confirm(
+                f"{record.id} ({label}) is stopping. SIGKILL now?",
+                f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.",
+                "Kill job",
+                lambda: self._kill(record.id, "SIGKILL"),
+            )
+            return
         grace = duration(self.source.config.kill_grace_ms)
         self._confirm(
-            f"Kill {record.id} ({sanitize_line(record.label, 60)})?",
+            f"Kill {record.id} ({label})?",
             f"It gets SIGTERM, then SIGKILL after {grace} if it is still running.",
             "Kill job",
-            lambda: self._kill(record.id),
+            lambda: self._kill(record.id, "SIGTERM"),
         )
 
     def action_clear(self) -> None:
@@ -301,28 +484,48 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         """A failure the engine did not phrase is still reported; the host keeps running."""
         if event.state is WorkerState.ERROR and event.worker.group == "jobs-actions":
             self.notify(
-                f"{event.worker.name} failed: {event.worker.error}",
+                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
                 severity="error",
                 markup=False,
             )
 
-    async def _kill(self, job_id: str) -> None:
-        try:
-            result = await self.source.kill(job_id, "SIGTERM")
-        except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        if result.note:
-            self.notify(result.note, markup=False)
-        else:
-            self.notify(outcome_line(result.job, self.clock()), title="Killed", markup=False)
+    async def _kill(self, job_id: str, signal: str) -> None:
+        """One kill call; while it waits out the grace the row says `stopping`.
+
+        A SIGKILL now joins a SIGTERM under way: the job's end is announced once, and
+        neither call reports it as "already finished".
+        """
+        kill = self._kills.get(job_id)
+        if kill is None:
+            kill = self._kills[job_id] = KillUnderWay(self.clock(), signal)
+        if kill.signal != signal:  # SIGKILL now: say when it was sent
+            kill.since, kill.signal = self.clock(), signal
+        kill.calls += 1
         self.refresh_jobs(force=True)
+        try:
+            result = await self.source.kill(job_id, signal)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        finally:
+            kill.calls -= 1
+            if kill.calls <= 0:
+                self._kills.pop(job_id, None)
+            self.refresh_jobs(force=True)
+        if kill.reported:
+            return
+        if result.signalled and not result.job.running:
+            kill.reported = True
+            self.notify(kill_note(result, self.clock()), title="Killed", markup=False)
+        elif result.note and (result.signalled or not kill.calls):
+            # "had already finished" is news only when no other kill of ours ended it
+            self.notify(sanitize_line(result.note, 300), markup=False)
 
     async def _clear(self) -> None:
         try:
             cleared = await self.source.clear()
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
         self.notify(f"Cleared {plural(len(cleared), 'finished job')}.")
         self.refresh_jobs(force=True)
@@ -331,7 +534,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         try:
             record = await self.source.adopt(job_id)
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
         self.notify(f"{record.id} is now this session's job.")
         self.refresh_jobs(force=True)

@@ -1,9 +1,9 @@
 """`Follower`: new complete lines of a growing log, sanitized, in bounded batches.
 
 It wraps the engine's `LogCursor` (which follows rotations) with the two things a
-screen needs: line assembly (a partial last line is held until its newline, but
-can still be shown, as a REPL prompt has none) and a bound on work per poll. A
-writer faster than the screen makes the follower skip ahead to the live end
+screen needs: line assembly (`LineAssembler`: a partial last line is held until its
+newline, but can still be shown, as a REPL prompt has none) and a bound on work per
+poll. A writer faster than the screen makes the follower skip ahead to the live end
 instead of falling further behind; the skipped bytes are counted, never shown.
 """
 
@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass, field
 
 from jobs_tui.engine.follow import LogCursor
-from jobs_tui.engine.sanitize import sanitize_log
+
+from .log_lines import LineAssembler
 
 READ_CAP = 128 * 1024  # bytes one poll reads at most
 KEEP_WHEN_BEHIND = 16 * 1024  # bytes of a full read that are shown when the writer is ahead
-PARTIAL_CAP = 64 * 1024  # a line without a newline is shown as a line past this
 
 
 @dataclass
@@ -36,45 +36,37 @@ def live_state(path: str) -> tuple[int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size)
 
 
-def clean(raw: bytes) -> str:
-    return sanitize_log(raw.decode("utf-8", "replace"), keep_sgr=True)
-
-
 class Follower:
-    """Call `poll()` on a timer; it never blocks on a slow reader and never reads unbounded."""
+    """Call `poll()` on a timer; it never blocks on a slow reader and never reads unbounded.
 
-    def __init__(self, live: str, start: int | None = None, inode: int | None = None) -> None:
+    `reread` is how many bytes before `start` belong to an unfinished line the caller
+    already shows: the follower starts there, so what follows joins that line.
+    """
+
+    def __init__(
+        self, live: str, start: int | None = None, inode: int | None = None, *, reread: int = 0
+    ) -> None:
         self.live = live
         self._cursor = LogCursor(live, start, inode)
-        self._partial = b""
+        self.assembler = LineAssembler()
+        self._first_cap = READ_CAP + max(0, reread)
 
     def poll(self) -> Batch:
-        chunk = self._cursor.read(READ_CAP)
+        cap, self._first_cap = self._first_cap or READ_CAP, 0
+        chunk = self._cursor.read(cap)
         data, skipped = chunk.data, chunk.skipped
-        if len(data) >= READ_CAP:  # the writer is ahead of us: jump near the end
+        if len(data) >= cap:  # the writer is ahead of us: jump near the end
             skipped += len(data) - KEEP_WHEN_BEHIND
             data = data[-KEEP_WHEN_BEHIND:]
             passed = self._cursor.skip_near_end(KEEP_WHEN_BEHIND)
             if passed:
                 skipped += passed
                 data = (data + self._cursor.read(KEEP_WHEN_BEHIND).data)[-KEEP_WHEN_BEHIND:]
-            self._partial = b""
+            self.assembler.reset()
             cut = data.find(b"\n")  # the first line is a fragment: drop it
             data = data[cut + 1 :] if cut >= 0 else b""
-        batch = Batch(skipped=skipped)
-        if not data:
-            batch.partial = clean(self._partial) if self._partial else ""
-            return batch
-        data = self._partial + data
-        complete, _, rest = data.rpartition(b"\n")
-        if len(rest) > PARTIAL_CAP:
-            complete, rest = data, b""
-        self._partial = rest
-        if complete or data.endswith(b"\n"):
-            text = clean(complete)
-            batch.lines = text.split("\n")
-        batch.partial = clean(rest) if rest else ""
-        return batch
+        lines = self.assembler.feed(data)
+        return Batch(lines, self.assembler.partial, skipped)
 
     def close(self) -> None:
         self._cursor.close()

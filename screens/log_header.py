@@ -5,13 +5,20 @@ Pure functions from state to `Content`, so the screen only decides when to repai
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
-from jobs_tui.engine.format import glyph, outcome
+from jobs_tui.engine.format import glyph
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
-from .detail import STATUS_STYLES, home_short
+from .detail import STATUS_STYLES, STOPPING_STYLE, Stopping, home_short, outcome_text
+from .words import plural
+
+if TYPE_CHECKING:
+    from jobs_tui.engine.results import LogsResult
 
 Parts = list[str | tuple[str, str]]
 
@@ -32,26 +39,56 @@ def shorten_path(path: str, limit: int) -> str:
     return "…" + path[-max(1, limit - 1) :]
 
 
-def tail_note(
-    truncated: bool, earlier_lines: int | None, earlier_bytes: int, shown: int, note: str | None
-) -> str:
-    """`whole log`, or how much of the log was left unread because only its tail is loaded."""
-    if not truncated:
-        text = "whole log" if shown else "no output yet"
-    elif earlier_lines:
-        text = f"last {shown} lines; {earlier_lines} earlier lines not loaded"
+@dataclass(frozen=True)
+class OpenedTail:
+    """What the open's tail read left out; the note is worded again as lines arrive."""
+
+    earlier_lines: int | None  # retained lines before the tail, when counting them was cheap
+    earlier_bytes: int  # retained bytes before the tail: there, but not loaded
+    rotated_bytes: int  # output that rotated away before the retained log: gone
+    note: str | None = None
+
+    @classmethod
+    def of(cls, result: LogsResult) -> OpenedTail:
+        rotated = getattr(result, "rotated_bytes", 0)
+        lost = result.job.log_lost_bytes if not rotated else 0  # counted in earlier_bytes
+        unloaded = max(0, result.earlier_bytes - rotated - lost)
+        lines = result.earlier_lines if unloaded else 0
+        return cls(lines, unloaded, rotated, result.note)
+
+
+def tail_note(tail: OpenedTail, shown: int, dropped: int = 0) -> str:
+    """`whole log`, or which earlier output is not shown: not loaded, let go, rotated away.
+
+    `shown` is the rows the pane holds now, `dropped` the lines its window let go.
+    """
+    hidden: list[str] = []
+    if tail.earlier_lines:
+        verb = "not shown" if dropped else "not loaded"
+        hidden.append(f"{plural(tail.earlier_lines + dropped, 'earlier line')} {verb}")
+    elif tail.earlier_bytes:
+        hidden.append(f"{human_bytes(tail.earlier_bytes)} earlier not loaded")
+        if dropped:
+            hidden.append(f"{plural(dropped, 'more line')} not kept")
+    elif dropped:
+        hidden.append(f"{plural(dropped, 'earlier line')} not kept")
+    if tail.rotated_bytes:
+        hidden.append(f"{human_bytes(tail.rotated_bytes)} rotated away")
+    if hidden:
+        text = f"last {plural(shown, 'line')}; " + "; ".join(hidden)
     else:
-        text = f"last {shown} lines; {human_bytes(earlier_bytes)} earlier not loaded"
-    return f"{text} ({note})" if note else text
+        text = "whole log" if shown else "no output yet"
+    return f"{text} ({tail.note})" if tail.note else text
 
 
 def title_content(record: JobRecord | None, job_id: str, now_ms: float, *, peer: bool) -> Content:
     """`▸ j3  build  running · 12.0s`, tagged `peer` for another session's job."""
     if record is None:
         return Content.styled(f"{job_id} (cleared)", "bold $text-muted")
-    _mark, _, rest = outcome(record, now_ms).partition(" ")
+    stopping = Stopping.of(record)
+    _mark, _, rest = outcome_text(record, now_ms, stopping).partition(" ")
     parts: Parts = [
-        (glyph(record), STATUS_STYLES[record.status]),
+        (glyph(record), STOPPING_STYLE if stopping else STATUS_STYLES[record.status]),
         " ",
         (record.id, "bold"),
         "  ",
@@ -65,16 +102,26 @@ def title_content(record: JobRecord | None, job_id: str, now_ms: float, *, peer:
 
 
 def sub_content(
-    *, following: bool, new_lines: int, note: str, skipped: int, path: str, width: int
+    *,
+    following: bool,
+    new_lines: int,
+    note: str,
+    skipped: int,
+    path: str,
+    width: int,
+    wrap: bool = False,
 ) -> Content:
     """`following · last 2000 lines; … · ~/…/j3.log`: the state first, so it is never cut."""
     state = ("following", "bold $success") if following else ("paused", "bold $warning")
     parts: Parts = [state]
+    if wrap:
+        parts += [" · ", ("wrap", "bold")]
     if not following and new_lines:
-        parts += [" · ", (f"+{new_lines} new lines", "bold $accent")]
+        parts += [" · ", (f"+{plural(new_lines, 'new line')}", "bold $accent")]
     parts += [" · ", (note, "$text-muted")]
     if skipped:
         parts += [" · ", (f"skipped {human_bytes(skipped)} to keep up", "$warning")]
     room = max(12, width - Content.assemble(*parts).cell_length - 5)
-    parts += [" · ", (shorten_path(home_short(path), room), "$text-muted")]
+    shown = shorten_path(home_short(sanitize_line(path, 4096)), room)
+    parts += [" · ", (shown, "$text-muted")]
     return Content.assemble(*parts)

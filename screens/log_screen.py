@@ -12,21 +12,24 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.sanitize import sanitize_line
 
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
 from .log_follow import Follower, live_state
-from .log_header import sub_content, tail_note, title_content
+from .log_header import OpenedTail, sub_content, tail_note, title_content
 from .log_view import LogView
 from .send_bar import SendBar
 from .source import Clock, JobSource, wall_clock
+from .words import plural
 
 POLL_S = 0.1
 TAIL_LINES = 2000  # what the engine returns at most in one read
@@ -36,6 +39,13 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
     TRACKED = ("follow", "match", "send")
+
+    following: reactive[bool] = reactive(True, init=False)
+    """The view keeps to the tail as output arrives; scrolling up pauses it."""
+    new_lines: reactive[int] = reactive(0, init=False)
+    """Lines that arrived while paused (the `+N new lines` bar)."""
+    wrap: reactive[bool] = reactive(False, init=False)
+    """Long lines wrap onto the next rows (`w`) instead of scrolling sideways."""
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -47,10 +57,13 @@ class LogScreen(ApplicableKeys, Screen[None]):
         Binding("pagedown", "page(1)", "Page down", show=False, id="log.page-down"),
         Binding("home,g", "top", "Top", show=False, id="log.top"),
         Binding("end,G", "follow", "End", show=False, id="log.end"),
+        Binding("left,h", "pan(-1)", "Left", show=False, id="log.left"),
+        Binding("right,l", "pan(1)", "Right", show=False, id="log.right"),
         Binding("f", "follow", "Follow", id="log.follow"),
         Binding("slash", "find", "Find", key_display="/", id="log.find"),
         Binding("n", "match(1)", "Next", id="log.next"),
         Binding("N", "match(-1)", "Previous", id="log.previous"),
+        Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
         Binding("i", "send", "Send a line", id="log.send"),
         Binding("q,escape,backspace", "back", "Back", id="log.back"),
     ]
@@ -72,12 +85,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.clock: Clock = clock or wall_clock
         self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
         self.max_lines = max(max_lines, self.tail_lines)
-        self.following = True
-        self.new_lines = 0
         self.skipped = 0
         self.loaded = False
         self.log_path = ""
-        self.tail_note = ""
+        self._tail: OpenedTail | None = None
         self.problem = ""
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
@@ -133,25 +144,27 @@ class LogScreen(ApplicableKeys, Screen[None]):
             live, _previous = self.source.log_files(record)
             result = await self.source.logs(self.job_id, lines=self.tail_lines, keep_sgr=True)
         except JobError as exc:
-            self._fail(str(exc))
+            self._fail(sanitize_line(str(exc), 300))
             return
+        lines = list(result.lines)
+        partial = getattr(result, "partial_bytes", 0)
         resume = getattr(result, "resume", None)
-        if resume is not None:  # continue exactly where the tail ended, across a rotation
+        if resume is not None and 0 < partial <= resume[1]:
+            # the unfinished last line is the follower's: it re-reads its bytes, so what
+            # comes next joins it exactly as a fresh open would show it
+            lines = lines[:-1]
+            self._follower = Follower(live, resume[1] - partial, resume[0], reread=partial)
+        elif resume is not None:  # continue exactly where the tail ended, across a rotation
             self._follower = Follower(live, resume[1], resume[0])
         else:  # a source that cannot say: from the live end as it is now (may skip, never repeat)
             after = live_state(live)
             self._follower = Follower(live, after[2] if after is not None else None)
         self.log_path = result.log_file or live
-        self.tail_note = tail_note(
-            result.truncated,
-            result.earlier_lines,
-            result.earlier_bytes,
-            len(result.lines),
-            result.note,
-        )
-        self.view.load(result.lines)
-        self.view.follow_end()
+        self._tail = OpenedTail.of(result)
+        self.view.load(lines)
         self.loaded = True
+        self._poll()  # the unfinished line, at once
+        self.view.follow_end()
         self._show_sub()
         self.set_interval(POLL_S, self._poll)
 
@@ -169,9 +182,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
             if self.following:
                 self.view.follow_end()
             else:
-                self.new_lines += len(batch.lines)
                 if dropped:
                     self.view.jump(self.view.scroll_y - dropped)
+                self.new_lines += len(batch.lines)
             if self.view.query_text:
                 self._show_count()
             self._show_sub()
@@ -182,7 +195,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         now = self.clock()
         record = self._get()
         key = (
-            None if record is None else (record.status, record.session_id, record.finished_at),
+            None
+            if record is None
+            else (record.status, record.session_id, record.finished_at, record.stopping_at),
             int(now // max(100, self.source.config.repaint_ms)),
         )
         if not force and key == self._title_key:
@@ -195,6 +210,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
             return
         if not record.running and self.query(SendBar):
             self.query_one(SendBar).remove()
+        if not record.running and self.loaded and not record.seen:
+            mark_seen = getattr(self.source, "mark_seen", None)
+            if mark_seen is not None:  # it ended before the user's eyes: nothing unreported
+                mark_seen(record.id)
         self._update_bindings()
 
     def _show_sub(self) -> None:
@@ -206,6 +225,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         else:
             content = sub_content(
                 following=self.following,
+                wrap=self.wrap,
                 new_lines=self.new_lines,
                 note=self.tail_note,
                 skipped=self.skipped,
@@ -219,17 +239,31 @@ class LogScreen(ApplicableKeys, Screen[None]):
         if show:
             indicator.update(
                 Content.assemble(
-                    (f"+{self.new_lines} new lines", "bold"), "  End, G or f follows the tail"
+                    (f"+{plural(self.new_lines, 'new line')}", "bold"),
+                    "  End, G or f follows the tail",
                 )
             )
         self._update_bindings()
 
     # -- following and scrolling -------------------------------------------------------
+    @property
+    def tail_note(self) -> str:
+        """What the pane shows of the log, worded for the rows it holds now."""
+        if self._tail is None:
+            return ""
+        view = self.view
+        return tail_note(self._tail, view.line_count + bool(view.partial), view.base)
+
+    def watch_following(self) -> None:
+        self._show_sub()
+
+    def watch_new_lines(self) -> None:
+        self._show_sub()
+
     def _pause(self) -> None:
         if self.following:
-            self.following = False
             self.new_lines = 0
-            self._show_sub()
+            self.following = False
 
     def on_resize(self) -> None:
         self._show_sub()
@@ -254,9 +288,21 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.view.jump(0)
 
     def action_follow(self) -> None:
-        self.following = True
         self.new_lines = 0
+        self.following = True
+        self.view.jump(self.view.scroll_y, x=0)
         self.view.follow_end()
+
+    def action_pan(self, direction: int) -> None:
+        self.view.pan(direction)
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+
+    def watch_wrap(self, wrap: bool) -> None:
+        self.view.wrap = wrap
+        if self.following:
+            self.view.follow_end()
         self._show_sub()
 
     # -- find --------------------------------------------------------------------------
@@ -276,10 +322,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.find_bar.show_count(view.current, len(view.matches), view.query_text)
 
     def _goto_current_match(self) -> None:
-        row = self.view.current_match_line()
-        if row is not None:
+        if self.view.current_match_line() is not None:
             self._pause()
-            self.view.scroll_to_line(row)
+            self.view.show_current_match()
 
     def action_match(self, delta: int) -> None:
         if not self.view.query_text:
@@ -327,15 +372,17 @@ class LogScreen(ApplicableKeys, Screen[None]):
         try:
             await self.source.send(self.job_id, text)
         except JobError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
             self.notify(
-                f"{event.worker.name} failed: {event.worker.error}", severity="error", markup=False
+                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
+                severity="error",
+                markup=False,
             )
             if event.worker.group == "log":
-                self._fail(f"could not read the log: {event.worker.error}")
+                self._fail(sanitize_line(f"could not read the log: {event.worker.error}", 300))
 
     # -- back --------------------------------------------------------------------------
     def action_back(self) -> None:

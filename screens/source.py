@@ -24,7 +24,18 @@ def wall_clock() -> float:
 
 
 class JobSource(Protocol):
-    """The subset of `JobManager` the screens use."""
+    """The subset of `JobManager` the screens use.
+
+    Optional members, used when the source has them (a `JobManager` has all of them):
+
+    - `async latest_line(job_id) -> str | None`: the job's latest output line read from
+      its log (sanitized; None when the log is missing). Without it the detail pane
+      shows `record.last_line`.
+    - `take_problems() -> list[str]`: registry problems not reported yet (quarantined
+      files, skipped entries, refused directories); each is shown once as a notification.
+    - `pruned: int`: how many older finished jobs were pruned by `max_jobs`.
+    - `mark_seen(job_id)`: the user looked at a finished job's log; its result is seen.
+    """
 
     session_id: str
     config: Config

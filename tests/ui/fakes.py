@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
 from jobs_tui.engine.logs import LogMissing, read_tail
+from jobs_tui.engine.reading import read_latest_line, split_lines
 from jobs_tui.engine.results import KillResult, LogsResult
 from jobs_tui.engine.sanitize import sanitize_log
 
@@ -220,19 +221,33 @@ class FakeSource:
 
             raise JobError(f"{job_id}: its log {os.path.basename(live)} no longer exists") from None
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
+        lines, partial = split_lines(tail.data, keep_sgr=keep_sgr)
         shown = live
         if self.shown_log_dir:
             shown = os.path.join(self.shown_log_dir, os.path.basename(live))
-        body = text[:-1] if text.endswith("\n") else text
         return LogsResult(
             rec,
             text,
-            body.split("\n") if text else [],
+            lines,
             tail.truncated,
             tail.earlier_bytes,
             tail.earlier_lines,
             shown,
+            resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            partial_bytes=partial,
         )
+
+    def mark_seen(self, job_id: str) -> None:
+        rec = self.records.get(job_id)
+        if rec is not None and not rec.running and self.is_own(rec):
+            self.update(job_id, seen=True)
+
+    async def latest_line(self, job_id: str) -> str | None:
+        rec = self.get(job_id)
+        try:
+            return read_latest_line(*self.log_files(rec))
+        except LogMissing:
+            return None
 
     async def open(self) -> None:
         """The app opens its manager; a fake has nothing to open."""
@@ -248,7 +263,7 @@ class FakeSource:
         raise Refused("this job source is read-only")
 
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
-        self._write("kill", job_id)
+        self._write("kill", (job_id, signal))
         raise AssertionError("unreachable")
 
     async def adopt(self, job_id: str) -> JobRecord:
