@@ -20,7 +20,15 @@ from .control import ControlMixin, check_env, check_size
 from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch
 from .link import LinkClosed, ShimLink
-from .model import EndReason, JobEvent, JobRecord, JobStatus, now_ms, outcome
+from .model import (
+    EndReason,
+    JobEvent,
+    JobRecord,
+    JobStatus,
+    now_ms,
+    outcome,
+    valid_exit_status,
+)
 from .paths import RegistryPaths, ensure_private_dir
 from .reading import ReadingMixin
 from .reconcile import Facts, Plan, plan
@@ -29,6 +37,15 @@ from .results import JobError, Refused, UnknownJob
 from .sanitize import last_line, sanitize_line
 
 Subscriber = Callable[[JobEvent], None]
+
+
+def status_value(value: Any) -> int | None:
+    """A raw exit status worth keeping: an int that is an exit code or a signal death."""
+    if isinstance(value, int) and not isinstance(value, bool) and valid_exit_status(value):
+        return value
+    return None
+
+
 WINDOWS = sys.platform == "win32"
 RECONCILE_S = 1.0
 DETACH_REFUSAL = (
@@ -271,9 +288,11 @@ class JobManager(ControlMixin, ReadingMixin):
             status, code, sig = outcome(
                 info.exit_status, info.reason, info.signal, procs.signal_name
             )
-            record.exit_status = info.exit_status
+            record.exit_status = status_value(info.exit_status)
             self._apply_exit_info(record, info)
             record.end_reason = info.reason or EndReason.EXIT.value
+            if info.note:
+                self.problems.append(info.note)
         record.status, record.exit_code, record.signal = status, code, sig
         record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms()
         self.registry.prune()

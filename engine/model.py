@@ -206,6 +206,15 @@ class JobEvent:
         }
 
 
+MAX_EXIT_CODE = 255
+MAX_SIGNAL = 64  # SIGRTMAX on Linux; no platform has more
+
+
+def valid_exit_status(value: int) -> bool:
+    """An exit code (0-255) or a death by a real signal (-1..-64): nothing else is an outcome."""
+    return -MAX_SIGNAL <= value <= MAX_EXIT_CODE
+
+
 def outcome(
     exit_status: int | None, reason: str | None, requested_signal: str | None, signal_name
 ) -> tuple[JobStatus, int | None, str | None]:
@@ -213,8 +222,9 @@ def outcome(
 
     `exit_status` is the shim's: the exit code, or -N for death by signal N.
     A job we killed is `killed` even when it trapped the signal and exited.
+    A value that is neither (a junk status file) is `unknown`.
     """
-    if exit_status is None:
+    if exit_status is None or not valid_exit_status(exit_status):
         return JobStatus.UNKNOWN, None, None
     if exit_status < 0:
         return JobStatus.KILLED, None, signal_name(-exit_status)
