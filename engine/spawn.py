@@ -14,6 +14,20 @@ import signal
 F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1 << 20
 SHELL = "/bin/sh"
+# Wait and cooperative exit, on a terminal: Ctrl-C reaches the whole foreground group, sh
+# too, and a non-interactive sh (dash) then dies of SIGINT once its child exits, even when
+# the child handled it (a REPL). These traps make it die of the signal only when the child
+# did (status 128+N) and go on otherwise. On the command's own line, so shell errors keep
+# their line numbers; `exec COMMAND` replaces the shell and its traps. Jobs on pipes get no
+# traps: only a kill reaches their group, and `kill -INT $$` must still end the shell.
+TTY_WRAPPER = (
+    "trap '[ $? -eq 130 ] && { trap - INT; kill -INT $$; }' INT; "
+    "trap '[ $? -eq 131 ] && { trap - QUIT; kill -QUIT $$; }' QUIT; "
+)
+
+
+def shell_argv(command: str, tty: bool) -> list[str]:
+    return ["sh", "-c", TTY_WRAPPER + command if tty else command]
 
 
 class Spawned:
@@ -42,7 +56,7 @@ def _spawn(spec: dict, actions: list, tty: bool) -> int:
     """`sh -c COMMAND` in a new session, signals at their defaults, none blocked."""
     return os.posix_spawn(
         SHELL,
-        ["sh", "-c", spec["command"]],
+        shell_argv(spec["command"], tty),
         _env(spec, tty),
         file_actions=actions,
         setsid=True,
