@@ -170,7 +170,10 @@ class ControlMixin:
             return KillResult(record, False, call.signal, leftovers, adopted, note)
         if link is None:  # no supervisor to ask (another tool's job): signal the group
             signalled = procs.kill_group_checked(
-                record.pid, record.start_token, procs.signal_number(call.signal)
+                record.pid,
+                record.start_token,
+                procs.signal_number(call.signal),
+                self._marker(record.id),
             )
             info = read_exit(self.paths, record.id, record.status_path)
             if info is None and signalled:

@@ -48,6 +48,7 @@ def status_value(value: Any) -> int | None:
 
 WINDOWS = sys.platform == "win32"
 RECONCILE_S = 1.0
+SHIM_GONE = "shim-gone"  # end reason: the supervisor died, and the job's tree with it
 DETACH_REFUSAL = (
     "detached jobs are not supported on Windows: start it with detached=false, "
     "run the session under WSL, or hand the work to a subagent"
@@ -177,7 +178,7 @@ class JobManager(ControlMixin, ReadingMixin):
             facts = Facts(alive, info is not None, own=True, adopted=record.id in adopted)
             action = plan(record, facts)
             if action is Plan.SETTLE:
-                self.settle(record, info)
+                self._settle_gone(record)
             elif action is Plan.KILL_ORPHAN:
                 await self._kill_orphan(record)
             elif action is Plan.REATTACH:
@@ -189,7 +190,8 @@ class JobManager(ControlMixin, ReadingMixin):
             with contextlib.suppress(LinkClosed, TimeoutError):
                 await link.request({"op": "kill", "signal": "SIGTERM", "reason": "owner-gone"})
             return
-        if record.running and procs.kill_group_checked(record.pid, record.start_token, 9):
+        marker = self._marker(record.id)
+        if record.running and procs.kill_group_checked(record.pid, record.start_token, 9, marker):
             self.settle(record, ExitInfo(-9, EndReason.OWNER_GONE.value, "SIGKILL", now_ms()))
 
     # -- events ------------------------------------------------------------------
@@ -260,23 +262,30 @@ class JobManager(ControlMixin, ReadingMixin):
             record.last_line = line
 
     def _settle_gone(self, record: JobRecord) -> None:
-        """The shim is gone: settle from its files, else kill what is left and say so.
+        """The shim is gone: settle from its files, else sweep what is left and say so.
 
         A shim that is still alive (a connect that failed under load, a link it dropped)
-        is not gone: the reconcile loop attaches to it again.
+        is not gone: the reconcile loop attaches to it again. A dead one took the job's
+        group leader with it (its death signal); the rest of the tree is found by the
+        job's marker and killed, so nothing of a job outlives its supervisor.
         """
         info = read_exit(self.paths, record.id, record.status_path)
-        if info is None and procs.same_process(record.shim_pid, record.shim_token):
+        if record.shim_pid is None:  # a supervisor-less job (another tool's)
+            if info is None and procs.same_process(record.pid, record.start_token):
+                return  # polled until its pid is gone
+            self.settle(record, info)
             return
-        if (
-            info is None
-            and record.shim_pid is None
-            and procs.same_process(record.pid, record.start_token)
-        ):
-            return  # a supervisor-less job (another tool's): polled until its pid is gone
-        if info is None and procs.kill_group_checked(record.pid, record.start_token, 9):
-            info = ExitInfo(-9, "shim-gone", "SIGKILL", now_ms())
+        if procs.same_process(record.shim_pid, record.shim_token):
+            if info is not None:
+                self.settle(record, info)
+            return
+        swept = procs.sweep(self._marker(record.id))
+        if info is None and (procs.LINUX or swept):
+            info = ExitInfo(-9, SHIM_GONE, "SIGKILL", now_ms())
         self.settle(record, info)
+
+    def _marker(self, job_id: str) -> str:
+        return procs.job_marker(self.paths.root, job_id)
 
     def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
         """Every finish goes through here: record, disk, waiters, subscribers."""
@@ -430,6 +439,7 @@ class JobManager(ControlMixin, ReadingMixin):
             "rows": call.rows,
             "ownerPid": owner,
             "ownerToken": procs.start_token(owner) if owner else None,
+            "marker": self._marker(job_id),
         }
         for stale in self.paths.job_files(job_id):
             if stale == self.paths.lock(job_id):
