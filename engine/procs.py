@@ -258,7 +258,7 @@ def kill_group_checked(pid: int | None, token: str | None, signum: int, marker: 
     """Signal a process group we do not hold, only if its leader is still the same process
     and carries the job's marker: a record alone (a file anyone may have written) is not
     enough to signal a process."""
-    if not pid or not same_process(pid, token):
+    if not pid or not same_process(pid, token) or not carries_marker(pid, marker):
         return False
     try:
         os.killpg(pid, signum)
