@@ -80,6 +80,7 @@ class JobManager(ControlMixin, ReadingMixin):
         self.pruned = 0  # own finished records dropped by max_jobs (see Registry.prune)
         self._links: dict[str, ShimLink] = {}
         self._finished: dict[str, asyncio.Event] = {}
+        self._gone: dict[str, asyncio.Future[dict[str, Any]]] = {}  # kills awaiting the tree
         self._subscribers: list[Subscriber] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._opened = False
@@ -224,6 +225,13 @@ class JobManager(ControlMixin, ReadingMixin):
             self._settle_from_message(record, message)
         elif message.get("ev") == "output":
             self._publish("job-output", record)
+        elif message.get("ev") == "gone":
+            self._resolve_gone(job_id, message)
+
+    def _resolve_gone(self, job_id: str, report: dict[str, Any]) -> None:
+        waiter = self._gone.pop(job_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(report)
 
     def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
         if isinstance(message.get("bytes"), int):
@@ -243,6 +251,7 @@ class JobManager(ControlMixin, ReadingMixin):
         record = self.registry.get(job_id)
         if record is not None and record.running:
             self._settle_gone(record)
+        self._resolve_gone(job_id, {})  # a shim exits only once its tree is gone
 
     # -- the one settle path -----------------------------------------------------
     def _settle_from_message(self, record: JobRecord, message: dict[str, Any]) -> None:
@@ -304,12 +313,23 @@ class JobManager(ControlMixin, ReadingMixin):
                 self.problems.append(info.note)
         record.status, record.exit_code, record.signal = status, code, sig
         record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms()
+        record.stopping_at = None
         self.registry.prune()
-        self.registry.persist()
+        self._persist()
         event = self._finished.pop(record.id, None)
         if event:
             event.set()
         self._publish("job-finished", record)
+
+    def _persist(self) -> None:
+        """Write our file now; a failure (a full disk) is retried by the heartbeat."""
+        try:
+            self.registry.persist()
+        except OSError as exc:
+            self.registry.mark_dirty()
+            problem = f"the registry could not be written ({exc.strerror}); retrying"
+            if problem not in self.problems:
+                self.problems.append(problem)
 
     # -- queries -----------------------------------------------------------------
     def get(self, job_id: str) -> JobRecord:

@@ -186,26 +186,30 @@ def sweep(marker: str, signum: int = signal.SIGKILL) -> int:
     return hit
 
 
-def children_map() -> dict[int, list[int]]:
-    """ppid -> [pid] for every live process."""
-    tree: dict[int, list[int]] = {}
+def _scan() -> list[tuple[int, int, int]]:
+    """(pid, ppid, pgid) of every live process, in one pass."""
+    found: list[tuple[int, int, int]] = []
     if LINUX:
         for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            fields = _proc_stat(int(name))
-            if fields and fields[0] not in ("Z", "X"):
-                tree.setdefault(int(fields[1]), []).append(int(name))
-        return tree
+            if name.isdigit():
+                fields = _proc_stat(int(name))
+                if fields and fields[0] not in ("Z", "X"):
+                    found.append((int(name), int(fields[1]), int(fields[2])))
+        return found
     import psutil
 
     for proc in psutil.process_iter(["pid", "ppid"]):
-        tree.setdefault(proc.info["ppid"], []).append(proc.info["pid"])
-    return tree
+        try:
+            found.append((proc.info["pid"], proc.info["ppid"], os.getpgid(proc.info["pid"])))
+        except OSError:
+            continue
+    return found
 
 
-def descendants(root: int) -> list[int]:
-    tree = children_map()
+def _descendants(scan: list[tuple[int, int, int]], root: int) -> list[int]:
+    tree: dict[int, list[int]] = {}
+    for pid, ppid, _pgid in scan:
+        tree.setdefault(ppid, []).append(pid)
     found: list[int] = []
     stack = list(tree.get(root, ()))
     while stack:
@@ -215,43 +219,39 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def descendants(root: int) -> list[int]:
+    return _descendants(_scan(), root)
+
+
 def group_members(pgid: int) -> list[int]:
-    """Live members of a process group (Linux reads /proc; elsewhere psutil)."""
-    members: list[int] = []
-    if LINUX:
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                fields = _proc_stat(int(name))
-                if fields and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-                    members.append(int(name))
-        return members
-    import psutil
+    """Live members of a process group."""
+    return [pid for pid, _ppid, group in _scan() if group == pgid]
 
-    for proc in psutil.process_iter(["pid"]):
+
+def signal_tree(root: int, pgid: int | None, signum: int) -> set[int]:
+    """Signal the job's group and every other descendant of `root`, each process once.
+
+    Returns the pids reached. `pgid` only while its leader is unreaped: after that the
+    number may name someone else's group.
+    """
+    scan = _scan()
+    group = {pid for pid, _ppid, g in scan if pgid and g == pgid}
+    reached: set[int] = set()
+    if group:
         try:
-            if os.getpgid(proc.info["pid"]) == pgid:
-                members.append(proc.info["pid"])
-        except OSError:
-            continue
-    return members
-
-
-def signal_tree(root: int, pgid: int | None, signum: int) -> int:
-    """Signal the job's group and every descendant of `root`; returns how many were hit."""
-    hit = 0
-    if pgid:
-        try:
-            os.killpg(pgid, signum)
-            hit += 1
+            os.killpg(pgid, signum)  # type: ignore[arg-type]
+            reached |= group
         except (ProcessLookupError, PermissionError):
-            pass
-    for pid in descendants(root):
+            group = set()
+    for pid in _descendants(scan, root):
+        if pid in group:
+            continue  # one TERM each: a second one means "force" to many programs
         try:
             os.kill(pid, signum)
-            hit += 1
+            reached.add(pid)
         except (ProcessLookupError, PermissionError):
             pass
-    return hit
+    return reached
 
 
 def kill_group_checked(pid: int | None, token: str | None, signum: int, marker: str) -> bool:

@@ -11,6 +11,7 @@ in a new session, reaps every child itself, and speaks JSON lines on a Unix sock
   -> {"op": "resize", "cols": c, "rows": r}
   <- {"ev": "output", "bytes": n, "tail": s}   (raw recent output; sessions sanitize it)
   <- {"ev": "exit", "exitStatus": n, "reason": r, "signal": s, "finishedAt": ms}
+  <- {"ev": "gone", "escalated": b, "processes": n}   (after a kill: the whole tree is gone)
 
 No asyncio, no UI: it must start fast and stay small.
 """
@@ -63,6 +64,9 @@ class Shim:
         self.reason: str | None = None
         self.kill_signal: str | None = None
         self.escalate_at: float | None = None
+        self.signalled: set[int] = set()  # every process a kill reached
+        self.escalated = False  # SIGKILL followed because the tree outlived the grace
+        self.gone_due = False  # a kill was asked for: say when the tree is gone
         self.deadline: float | None = None
         self.out_fd = -1
         self.in_fd = -1
@@ -78,6 +82,7 @@ class Shim:
         self.finished_at: int | None = None
         self.tty = False
         self.pty_fd = -1
+        self.check_finished_at = 0.0
         self.lost_bytes = 0
         self.reported_lost = 0
         self.log_checked = 0.0
@@ -280,19 +285,27 @@ class Shim:
     def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
         signum = procs.signal_number(name)
         grace = self.spec["killGraceMs"] if grace_ms is None else int(grace_ms)
+        self.gone_due = True
         if self.exit_status is not None:
-            hit = procs.signal_tree(os.getpid(), self.child_pid, signum)
+            hit = self.signal_tree(signum)
             if hit and signum != signal.SIGKILL:
                 self.escalate_at = time.monotonic() + grace / 1000
-            return {"ok": True, "signalled": False, "leftovers": hit, "finished": True}
+            return {"ok": True, "signalled": False, "leftovers": len(hit), "finished": True}
         if self.reason is None:
             self.reason = reason
             self.kill_signal = name
-        procs.signal_tree(os.getpid(), self.child_pid, signum)
+        self.signal_tree(signum)
         if signum != signal.SIGKILL:
             when = time.monotonic() + grace / 1000
             self.escalate_at = min(self.escalate_at or when, when)
-        return {"ok": True, "signalled": True, "signal": name}
+        return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
+
+    def signal_tree(self, signum: int) -> set[int]:
+        """The job's group (while its leader is unreaped) and every descendant of ours."""
+        pgid = self.child_pid if self.exit_status is None else None
+        hit = procs.signal_tree(os.getpid(), pgid, signum)
+        self.signalled |= hit
+        return hit
 
     def owner_gone(self) -> None:
         if self.exit_status is None and self.reason is None:
@@ -340,7 +353,8 @@ class Shim:
         if self.escalate_at is not None:
             if now >= self.escalate_at:
                 self.escalate_at = None
-                procs.signal_tree(os.getpid(), self.child_pid, signal.SIGKILL)
+                if self.signal_tree(signal.SIGKILL):
+                    self.escalated = True
             else:
                 waits.append(self.escalate_at - now)
         if self.out_resume_at is not None:
@@ -365,10 +379,22 @@ class Shim:
             self.reported_lost = lost
             self.server.broadcast({"ev": "log-lost", "lostBytes": lost})
 
-    def finished(self) -> bool:
+    def tree_gone(self) -> bool:
+        """The job exited, its output is closed and no process of its tree is left."""
         if self.exit_status is None or self.out_fd >= 0:
             return False
         return not procs.descendants(os.getpid())
+
+    def finished(self) -> bool:
+        """Nothing left to supervise: the tree is gone (and said so, if a kill asked)."""
+        if not self.tree_gone():
+            return False
+        if self.gone_due:
+            self.gone_due = False
+            self.server.broadcast(
+                {"ev": "gone", "escalated": self.escalated, "processes": len(self.signalled)}
+            )
+        return True
 
     def run(self) -> int:
         wake_r, wake_w = os.pipe()
@@ -379,16 +405,16 @@ class Shim:
             signal.signal(signum, lambda *_: None)
         self.sel.register(wake_r, selectors.EVENT_READ, "signal")
         self.reap()
-        check_finished_at = 0.0
+        self.check_finished_at = 0.0
         while True:
             timeout = self.tick()
             if self.exit_status is not None and self.out_fd < 0:
                 now = time.monotonic()
-                if now >= check_finished_at:
+                if now >= self.check_finished_at:
                     if self.finished():
                         break
-                    check_finished_at = now + 0.2
-                timeout = min(timeout, 0.2)
+                    self.check_finished_at = now + 0.2
+                timeout = min(timeout, max(0.0, self.check_finished_at - now))
             for key, mask in self.sel.select(timeout):
                 kind = key.data
                 if kind == "out":
@@ -415,6 +441,7 @@ class Shim:
         for signum in data:
             if signum == signal.SIGCHLD:
                 self.reap()
+                self.check_finished_at = 0.0  # the last of a tree to die is our child
             elif signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 self.kill("SIGTERM", None, "kill")
 
