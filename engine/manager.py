@@ -13,12 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import procs, reservations, sessions
+from . import procs, sessions
 from .calls import CallError, JobCall, validate
 from .config import Config, resolve_registry_dir
 from .control import ControlMixin, check_env, check_size
-from .exitfiles import ExitInfo, read_exit
-from .launch import LaunchError, launch
+from .exitfiles import ExitInfo
 from .link import LinkClosed, ShimLink
 from .model import (
     EndReason,
@@ -31,10 +30,10 @@ from .model import (
 )
 from .paths import RegistryPaths, ensure_private_dir
 from .reading import ReadingMixin
-from .reconcile import Facts, Plan, plan
 from .registry import Registry
 from .results import JobError, Refused, UnknownJob
 from .sanitize import last_line, sanitize_line
+from .supervision import SupervisionMixin
 
 Subscriber = Callable[[JobEvent], None]
 
@@ -47,15 +46,13 @@ def status_value(value: Any) -> int | None:
 
 
 WINDOWS = sys.platform == "win32"
-RECONCILE_S = 1.0
-SHIM_GONE = "shim-gone"  # end reason: the supervisor died, and the job's tree with it
 DETACH_REFUSAL = (
     "detached jobs are not supported on Windows: start it with detached=false, "
     "run the session under WSL, or hand the work to a subagent"
 )
 
 
-class JobManager(ControlMixin, ReadingMixin):
+class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
     """Start, follow, feed, wait for, kill and clear jobs; see the README for the API."""
 
     def __init__(
@@ -86,6 +83,8 @@ class JobManager(ControlMixin, ReadingMixin):
         self._opened = False
         self._closed = False
         self._persist_pending = False
+        self._launching: set[str] = set()  # ids this process is starting right now
+        self._attaching: dict[str, asyncio.Task[bool]] = {}
 
     # -- lifecycle ---------------------------------------------------------------
     async def __aenter__(self) -> JobManager:
@@ -132,8 +131,10 @@ class JobManager(ControlMixin, ReadingMixin):
         if kill_jobs:
             victims = [r.id for r in self.registry.own_running() if not r.detached]
             await asyncio.gather(*(self._kill_quietly(job_id) for job_id in victims))
-        for task in list(self._tasks):
+        tasks = [*self._tasks, *self._attaching.values()]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # none left pending
         for link in list(self._links.values()):
             await link.close()
         self._links.clear()
@@ -157,43 +158,6 @@ class JobManager(ControlMixin, ReadingMixin):
             await asyncio.sleep(interval)
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
             self.registry.persist_if_dirty()
-
-    async def _reconcile_loop(self) -> None:
-        while True:
-            await asyncio.sleep(RECONCILE_S)
-            with contextlib.suppress(OSError):
-                self.registry.refresh_peers(now_ms(), force=True)
-                await self._reconcile_own()
-                self.registry.persist_if_dirty()
-
-    async def _reconcile_own(self) -> None:
-        """Own running records without a live link: settle, reattach, or kill as orphans."""
-        adopted = {r.id for r in self.registry.take_adopted()}
-        for record in self.registry.own_running():
-            if record.id in self._links:
-                continue
-            info = read_exit(self.paths, record.id, record.status_path)
-            alive = procs.same_process(record.pid, record.start_token) or procs.same_process(
-                record.shim_pid, record.shim_token
-            )
-            facts = Facts(alive, info is not None, own=True, adopted=record.id in adopted)
-            action = plan(record, facts)
-            if action is Plan.SETTLE:
-                self._settle_gone(record)
-            elif action is Plan.KILL_ORPHAN:
-                await self._kill_orphan(record)
-            elif action is Plan.REATTACH:
-                await self._attach(record)
-
-    async def _kill_orphan(self, record: JobRecord) -> None:
-        if await self._attach(record) and record.running:
-            link = self._links[record.id]
-            with contextlib.suppress(LinkClosed, TimeoutError):
-                await link.request({"op": "kill", "signal": "SIGTERM", "reason": "owner-gone"})
-            return
-        marker = self._marker(record.id)
-        if record.running and procs.kill_group_checked(record.pid, record.start_token, 9, marker):
-            self.settle(record, ExitInfo(-9, EndReason.OWNER_GONE.value, "SIGKILL", now_ms()))
 
     # -- events ------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -269,32 +233,6 @@ class JobManager(ControlMixin, ReadingMixin):
         line = last_line(info.tail) if info.tail else ""
         if line:
             record.last_line = line
-
-    def _settle_gone(self, record: JobRecord) -> None:
-        """The shim is gone: settle from its files, else sweep what is left and say so.
-
-        A shim that is still alive (a connect that failed under load, a link it dropped)
-        is not gone: the reconcile loop attaches to it again. A dead one took the job's
-        group leader with it (its death signal); the rest of the tree is found by the
-        job's marker and killed, so nothing of a job outlives its supervisor.
-        """
-        info = read_exit(self.paths, record.id, record.status_path)
-        if record.shim_pid is None:  # a supervisor-less job (another tool's)
-            if info is None and procs.same_process(record.pid, record.start_token):
-                return  # polled until its pid is gone
-            self.settle(record, info)
-            return
-        if procs.same_process(record.shim_pid, record.shim_token):
-            if info is not None:
-                self.settle(record, info)
-            return
-        swept = procs.sweep(self._marker(record.id))
-        if info is None and (procs.LINUX or swept):
-            info = ExitInfo(-9, SHIM_GONE, "SIGKILL", now_ms())
-        self.settle(record, info)
-
-    def _marker(self, job_id: str) -> str:
-        return procs.job_marker(self.paths.root, job_id)
 
     def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
         """Every finish goes through here: record, disk, waiters, subscribers."""
@@ -440,64 +378,7 @@ class JobManager(ControlMixin, ReadingMixin):
             tty=call.tty,
             timeout_ms=call.timeout_ms,
         )
-        owner = None if (detached or self.persistent) else os.getpid()
-        spec = {
-            "id": job_id,
-            "command": command,
-            "cwd": record.cwd,
-            "log": record.log_path,
-            "previous": record.log_path + ".1",
-            "status": record.status_path,
-            "end": str(self.paths.end(job_id)),
-            "socket": str(self.paths.socket(job_id)),
-            "maxLogBytes": self.config.max_log_bytes,
-            "killGraceMs": self.config.kill_grace_ms,
-            "timeoutMs": call.timeout_ms,
-            "stdin": call.stdin,
-            "tty": call.tty,
-            "cols": call.cols,
-            "rows": call.rows,
-            "ownerPid": owner,
-            "ownerToken": procs.start_token(owner) if owner else None,
-            "marker": self._marker(job_id),
-        }
-        for stale in self.paths.job_files(job_id):
-            if stale == self.paths.lock(job_id):
-                continue
-            stale.unlink(missing_ok=True)
-        try:
-            ready = await asyncio.to_thread(launch, spec, env=env)
-        except LaunchError as exc:
-            reservations.release(self.paths, job_id)
-            raise JobError(str(exc), "command") from exc
-        record.pid = ready["pid"]
-        record.start_token = ready.get("startToken")
-        record.shim_pid = ready.get("shimPid")
-        record.shim_token = ready.get("shimToken")
-        self.registry.add(record)
-        self.registry.persist()
-        reservations.release(self.paths, job_id)
-        self._publish("job-started", record)
-        await self._attach(record)
-        return record
-
-    async def _attach(self, record: JobRecord) -> bool:
-        """Connect to the job's shim for events and control; settle it if it is gone."""
-        if record.id in self._links:
-            return True
-        link = ShimLink(record.id, self._on_shim_event, self._on_link_closed)
-        self._finished.setdefault(record.id, asyncio.Event())
-        try:
-            state = await link.connect(str(self.paths.socket(record.id)))
-        except (OSError, LinkClosed, TimeoutError):
-            await link.close()
-            self._settle_gone(record)
-            return False
-        self._links[record.id] = link
-        self._apply_output(record, state)
-        if state.get("running") is False:
-            self._settle_from_message(record, state)
-        return True
+        return await self._launch(record, call, env)
 
     # -- control -----------------------------------------------------------------
     async def call(self, request: Any) -> dict[str, Any]:

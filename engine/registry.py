@@ -25,7 +25,7 @@ from .config import Config
 from .exitfiles import read_exit
 from .model import JobRecord, JobStatus, outcome
 from .paths import RegistryPaths, job_number, session_hash
-from .reconcile import claim_base, claimer
+from .reconcile import claim_base, claimer, launching
 from .sanitize import last_line
 from .store import CorruptRegistry, RegistryFile, load_all, read_registry, write_json_atomic
 
@@ -180,6 +180,14 @@ class Registry:
             line = last_line(info.tail) if info.tail else ""
             if line:
                 record.last_line = line
+        elif record.pid is None and record.shim_pid is None:
+            # Recorded before its shim reported ready: running while it may still come up
+            # or its shim listens (its owner fills the pids in); unknown after that.
+            if not launching(record, int(time.time() * 1000)) and not (
+                self.paths.socket(record.id).exists()
+            ):
+                record.status = JobStatus.UNKNOWN
+                record.finished_at = record.finished_at or record.started_at
         elif not procs.same_process(record.pid, record.start_token) and not procs.same_process(
             record.shim_pid, record.shim_token
         ):

@@ -73,6 +73,8 @@ class Shim:
         self.pending_in = bytearray()
         self.close_in_after = False
         self.owner_fd = -1
+        self.owner_poll: tuple[int, str | None] | None = None
+        self.identity: dict = {}  # pid, startToken, shimPid, shimToken once the job runs
         self.last_event = 0.0
         self.sent_bytes = -1
         self.tail = ""
@@ -106,30 +108,33 @@ class Shim:
         if spec.get("timeoutMs"):
             self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
 
-    def watch_owner(self, pid: int | None, token: str | None) -> None:
+    def watch_owner(self, pid: int | None, token: str | None) -> bool:
+        """Watch the owner session (a pidfd, or a poll); False if it is already gone."""
         if self.owner_fd >= 0:
             self.sel.unregister(self.owner_fd)
             os.close(self.owner_fd)
             self.owner_fd = -1
+        self.owner_poll = None
         if not pid:
-            return
+            return True
         if not procs.same_process(pid, token):
-            self.owner_gone()
-            return
+            return False
         if hasattr(os, "pidfd_open"):
             try:
                 self.owner_fd = os.pidfd_open(pid)
             except OSError:
-                self.owner_gone()
-                return
+                return False
             self.sel.register(self.owner_fd, selectors.EVENT_READ, "owner")
-        else:  # pragma: no cover - polled in tick()
-            self.owner_poll = (pid, token)
+            # The pid may have been reused between the check and the pidfd: check again.
+            return procs.same_process(pid, token)
+        self.owner_poll = (pid, token)  # pragma: no cover - checked in tick()
+        return True
 
     # -- events ----------------------------------------------------------------
     def state(self) -> dict:
         return {
             "ev": "state",
+            **self.identity,
             "pid": self.child_pid,
             "bytes": self.log.total,
             "tail": self.tail,
@@ -270,7 +275,8 @@ class Shim:
                 message.get("reason", "kill"),
             )
         if op == "owner":
-            self.watch_owner(message.get("pid"), message.get("token"))
+            if not self.watch_owner(message.get("pid"), message.get("token")):
+                self.owner_gone()
             return {"ok": True}
         if op == "resize":
             if self.pty_fd < 0 or self.exit_status is not None:
@@ -357,6 +363,9 @@ class Shim:
                     self.escalated = True
             else:
                 waits.append(self.escalate_at - now)
+        if self.owner_poll is not None and not procs.same_process(*self.owner_poll):
+            self.owner_poll = None  # pragma: no cover - platforms without pidfd
+            self.owner_gone()
         if self.out_resume_at is not None:
             if now >= self.out_resume_at:
                 self.out_resume_at = None
@@ -450,6 +459,17 @@ class Shim:
         self.log.close()
 
 
+def report(ready_fd: int, message: dict) -> None:
+    """The ready line for our caller. A caller that died meanwhile is no reason to stop:
+    the job is recorded already, and its owner (watched before the spawn) decides."""
+    try:
+        os.write(ready_fd, json.dumps(message).encode())
+    except OSError:
+        pass
+    finally:
+        os.close(ready_fd)
+
+
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[1])
     ready_fd = int(spec["readyFd"])
@@ -460,22 +480,27 @@ def main(argv: list[str]) -> int:
     procs.set_child_subreaper()
     shim = Shim(spec)
     try:
+        # The owner first: from here on its death is noticed, before the job exists.
+        if not shim.watch_owner(spec.get("ownerPid"), spec.get("ownerToken")):
+            raise OwnerGone("its session ended before the job started")
         shim.server.listen()
         shim.spawn()
-        ready = {
+        shim.identity = {
             "pid": shim.child_pid,
             "startToken": procs.start_token(shim.child_pid),
             "shimPid": os.getpid(),
             "shimToken": procs.start_token(os.getpid()),
         }
     except Exception as exc:
-        os.write(ready_fd, json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
-        os.close(ready_fd)
+        report(ready_fd, {"error": f"{type(exc).__name__}: {exc}"})
+        shim.server.close()
         return 1
-    os.write(ready_fd, json.dumps(ready).encode())
-    os.close(ready_fd)
-    shim.watch_owner(spec.get("ownerPid"), spec.get("ownerToken"))
+    report(ready_fd, shim.identity)
     return shim.run()
+
+
+class OwnerGone(RuntimeError):
+    """The session that asked for the job is gone: the job is not started."""
 
 
 if __name__ == "__main__":
