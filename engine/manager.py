@@ -100,10 +100,14 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         ensure_private_dir(Path(self.dir))
         self._opened = True
         # The marker first: a peer must never see our file without seeing us alive.
-        sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
-        self.problems += self.registry.load(now_ms())
+        # On a full disk neither write is fatal (reads must work); both are retried.
+        self._write_marker()
+        try:
+            self.problems += self.registry.load(now_ms())
+        except OSError as exc:  # adopting a dead session's file needs a write: later
+            self._note_unwritable(exc)
         await self._reconcile_own()
-        self.registry.persist()
+        self._persist()
         self._spawn(self._heartbeat())
         self._spawn(self._reconcile_loop())
 
@@ -138,7 +142,7 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         for link in list(self._links.values()):
             await link.close()
         self._links.clear()
-        self.registry.persist()
+        self._persist()
         sessions.remove_marker(self.paths, self.session_id)
         if not self.persistent:  # only this process wrote our file: its lock goes too
             self.registry.lock_path.unlink(missing_ok=True)
@@ -156,8 +160,14 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         interval = min(self.config.session_ttl_ms / 3, 5000) / 1000
         while True:
             await asyncio.sleep(interval)
+            self._write_marker()
+            self._persist_if_dirty()
+
+    def _write_marker(self) -> None:
+        try:
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
-            self.registry.persist_if_dirty()
+        except OSError as exc:
+            self._note_unwritable(exc)
 
     # -- events ------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -203,6 +213,10 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         lost = message.get("lostBytes")
         if isinstance(lost, int) and lost > record.log_lost_bytes:
             record.log_lost_bytes = lost
+            self.registry.mark_dirty()
+        note = message.get("logNote")
+        if isinstance(note, str) and note != record.log_note:
+            record.log_note = note[:80]
             self.registry.mark_dirty()
         tail = message.get("tail")
         line = last_line(tail) if isinstance(tail, str) else ""
@@ -265,9 +279,18 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
             self.registry.persist()
         except OSError as exc:
             self.registry.mark_dirty()
-            problem = f"the registry could not be written ({exc.strerror}); retrying"
-            if problem not in self.problems:
-                self.problems.append(problem)
+            self._note_unwritable(exc)
+
+    def _persist_if_dirty(self) -> None:
+        try:
+            self.registry.persist_if_dirty()
+        except OSError as exc:
+            self._note_unwritable(exc)
+
+    def _note_unwritable(self, exc: OSError) -> None:
+        problem = f"the registry directory could not be written ({exc.strerror}); retrying"
+        if problem not in self.problems:
+            self.problems.append(problem)
 
     # -- queries -----------------------------------------------------------------
     def get(self, job_id: str) -> JobRecord:
@@ -356,7 +379,10 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
                 raise Refused(DETACH_REFUSAL, "detached")
             detached = False
         wake = self.config.wake_on_finish if call.wake is None else call.wake
-        job_id = self.registry.reserve_id(now_ms())
+        try:
+            job_id = self.registry.reserve_id(now_ms())
+        except OSError as exc:  # a full disk: nothing started, nothing recorded
+            raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
         command = call.command or ""
         record = JobRecord(
             id=job_id,

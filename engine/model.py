@@ -74,6 +74,7 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("log_bytes", "logBytes", int),
     ("log_lost_bytes", "logLostBytes", int),
     ("stopping_at", "stoppingAt", int),
+    ("log_note", "logNote", str),
 )
 
 
@@ -111,6 +112,7 @@ class JobRecord:
     log_bytes: int = 0
     log_lost_bytes: int = 0
     stopping_at: int | None = None  # a kill is in progress since (epoch ms); None otherwise
+    log_note: str | None = None  # why output was lost ("disk full"), for the log pane
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -19,6 +19,7 @@ No asyncio, no UI: it must start fast and stay small.
 from __future__ import annotations
 
 import binascii
+import contextlib
 import errno
 import json
 import os
@@ -38,6 +39,7 @@ COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
 PENDING_STDIN_MAX = 1 << 20
 OWNER_GONE_GRACE_MS = 1000
+STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried again
 
 
 def now_ms() -> int:
@@ -49,9 +51,14 @@ def write_atomic(path: str, data: bytes) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     try:
         os.write(fd, data)  # atomic by rename; no fsync, which would delay the exit event
-    finally:
         os.close(fd)
-    os.replace(tmp, path)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 class Shim:
@@ -85,6 +92,8 @@ class Shim:
         self.tty = False
         self.pty_fd = -1
         self.check_finished_at = 0.0
+        self.status_written = False
+        self.status_retry_at: float | None = None
         self.lost_bytes = 0
         self.reported_lost = 0
         self.log_checked = 0.0
@@ -140,6 +149,7 @@ class Shim:
             "tail": self.tail,
             "running": self.exit_status is None,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
+            "logNote": self.log.note,
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -154,6 +164,7 @@ class Shim:
             "bytes": self.log.total,
             "tail": self.tail,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
+            "logNote": self.log.note,
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -340,11 +351,20 @@ class Shim:
         if self.out_fd >= 0:
             self.drain()  # every byte written before the exit is in the log first
         self.output_event(force=True)
-        spec = self.spec
-        end = self.exit_message()
-        write_atomic(spec["end"], json.dumps(end).encode())
-        write_atomic(spec["status"], str(self.exit_status).encode())
+        self.write_exit_files()
         self.server.broadcast({"ev": "exit", **self.exit_message()})
+
+    def write_exit_files(self) -> None:
+        """`<id>.end` then `<id>.status`. On a full disk, kept here (and in our `state`
+        replies) and retried: the shim does not exit before the exit code is on disk."""
+        try:
+            write_atomic(self.spec["end"], json.dumps(self.exit_message()).encode())
+            write_atomic(self.spec["status"], str(self.exit_status).encode())
+        except OSError:
+            self.status_retry_at = time.monotonic() + STATUS_RETRY_S
+            return
+        self.status_retry_at = None
+        self.status_written = True
 
     def tick(self) -> float:
         """Timers; returns how long the loop may sleep."""
@@ -366,6 +386,11 @@ class Shim:
         if self.owner_poll is not None and not procs.same_process(*self.owner_poll):
             self.owner_poll = None  # pragma: no cover - platforms without pidfd
             self.owner_gone()
+        if self.status_retry_at is not None:
+            if now >= self.status_retry_at:
+                self.write_exit_files()
+            else:
+                waits.append(self.status_retry_at - now)
         if self.out_resume_at is not None:
             if now >= self.out_resume_at:
                 self.out_resume_at = None
@@ -386,7 +411,7 @@ class Shim:
         lost = self.lost_bytes + self.log.lost_bytes  # the writer counts deletions it met
         if lost != self.reported_lost:
             self.reported_lost = lost
-            self.server.broadcast({"ev": "log-lost", "lostBytes": lost})
+            self.server.broadcast({"ev": "log-lost", "lostBytes": lost, "logNote": self.log.note})
 
     def tree_gone(self) -> bool:
         """The job exited, its output is closed and no process of its tree is left."""
@@ -395,7 +420,8 @@ class Shim:
         return not procs.descendants(os.getpid())
 
     def finished(self) -> bool:
-        """Nothing left to supervise: the tree is gone (and said so, if a kill asked)."""
+        """Nothing left to supervise: the tree is gone (and said so, if a kill asked), and
+        the exit code is on disk."""
         if not self.tree_gone():
             return False
         if self.gone_due:
@@ -403,7 +429,7 @@ class Shim:
             self.server.broadcast(
                 {"ev": "gone", "escalated": self.escalated, "processes": len(self.signalled)}
             )
-        return True
+        return self.status_written
 
     def run(self) -> int:
         wake_r, wake_w = os.pipe()

@@ -39,7 +39,7 @@ class SupervisionMixin:
             with contextlib.suppress(OSError):
                 self.registry.refresh_peers(now_ms(), force=True)
                 await self._reconcile_own()
-                self.registry.persist_if_dirty()
+            self._persist_if_dirty()  # also retries a write a full disk refused
 
     async def _reconcile_own(self: JobManager) -> None:
         """Own running records without a live link: settle, reattach, or kill as orphans."""
