@@ -6,7 +6,6 @@ only off Linux, where /proc is not there to read.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import sys
@@ -127,6 +126,8 @@ def set_parent_death_signal(signum: int) -> bool:
 
 
 def job_marker(registry_root: str | os.PathLike[str], job_id: str) -> str:
+    import hashlib  # here: the shim never needs it, and it costs a shim ~7 ms to import
+
     digest = hashlib.sha1(os.fsencode(os.fspath(registry_root))).hexdigest()[:12]
     return f"{digest}:{job_id}"
 
