@@ -7,7 +7,6 @@ log, sel, out_fd, ...).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import selectors
@@ -32,10 +31,11 @@ def write_atomic(path: str, data: bytes) -> None:
         os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        for undo in (lambda: os.close(fd), lambda: os.unlink(tmp)):
+            try:  # no contextlib: the shim imports as little as it can
+                undo()
+            except OSError:
+                pass
         raise
 
 
