@@ -164,7 +164,7 @@ class SupervisionMixin:
         self._launching.add(job_id)
         try:
             ready = await asyncio.to_thread(launch, spec, env=env)
-        except LaunchError as exc:
+        except (LaunchError, OSError) as exc:
             procs.sweep(spec["marker"])  # a shim that answered too late must not leave a job
             self._forget(job_id)
             raise JobError(str(exc), "command") from exc
