@@ -145,7 +145,10 @@ class Registry:
         except (FileNotFoundError, CorruptRegistry):
             return False  # another session won the race (or the file went away)
         self.counter = max(self.counter, claimed.counter)
+        merged = self._merged_by_claimer(file.path.name, mine)
         for record in claimed.jobs:
+            if record.id in merged:
+                continue  # its dead claimer wrote it into its own file: one owner only
             current = self._own.get(record.id)
             if current is not None and prefer(current, record, self.session_id) is current:
                 continue
@@ -160,6 +163,17 @@ class Registry:
             lock = self.paths.root / f"persist-{session_hash(claimed.session_id)}.lock"
             lock.unlink(missing_ok=True)
         return True
+
+    def _merged_by_claimer(self, name: str, mine: str) -> set[str]:
+        """Ids a claim's dead claimer had already merged into its own file before dying."""
+        claimed_by = claimer(name)
+        if claimed_by is None or claimed_by == mine:
+            return set()
+        try:
+            own = read_registry(self.paths.root / f"registry-{claimed_by}.json")
+        except (OSError, CorruptRegistry):
+            return set()
+        return {record.id for record in own.jobs}
 
     def take_adopted(self) -> list[JobRecord]:
         adopted, self.adopted = self.adopted, []

@@ -3,7 +3,7 @@
 It ends with no live job process outside the registry's records (a running record, or a
 finished one whose shim still supervises its leftovers), every file parsing, no id given
 twice and no started job without a record. The default run is bounded (15 s of chaos);
-`python -m pytest -m slow` runs the long variant (4 minutes).
+`python -m pytest -m slow` runs the long variant (6 rounds of 40 s).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import Config, JobManager, procs
+from jobs_tui.engine.paths import session_hash
 from jobs_tui.engine.store import load_all
 
 WORKER = textwrap.dedent(
@@ -170,11 +171,13 @@ def check(registry_dir: str, started: list[dict]) -> None:
     loaded = load_all(root)
     assert not loaded.problems, loaded.problems
     records: dict[str, dict] = {}
+    where: dict[str, str] = {}
     for file in loaded.files:
         assert ".adopting-" not in file.path.name, "a claim was left behind"
         for record in file.jobs:
-            assert record.id not in records, f"{record.id} is in two files"
+            assert record.id not in records, f"{record.id}: {where.get(record.id)}, {file.path}"
             records[record.id] = record
+            where[record.id] = str(file.path)
     for name in os.listdir(root):
         if name.endswith(".status"):
             assert (root / name).read_text().strip().lstrip("-").isdigit(), name
@@ -247,4 +250,24 @@ async def test_crash_loop(registry_dir: str):
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 async def test_crash_loop_long(registry_dir: str):
-    await _run(registry_dir, 240)
+    # Rounds of 40 s, each in a fresh directory: one round's jobs stay under max_jobs,
+    # so every record of it is still there to be checked.
+    for round_ in range(6):
+        await _run(f"{registry_dir}-{round_}", 40)
+
+
+async def test_a_claim_whose_dead_claimer_merged_it_is_not_adopted_twice(registry_dir: str):
+    """Found by the crash loop: a (command-line) claimer killed between writing the records
+    into its own file and removing the claim; the next adopter must not copy them again."""
+    from .test_registry_faults import reference_record, write_session
+
+    running = {"status": "running", "exitCode": None, "finishedAt": None}
+    record = reference_record("j1", registry_dir, "cli-a", pid=None, **running)
+    paths = write_session(registry_dir, "cli-a", [record], pid=None, persistent=True)
+    write_session(registry_dir, "dead", [{**record, "sessionId": "dead"}], pid=None)
+    dead_file = paths.registry_file("dead")
+    dead_file.rename(f"{dead_file}.adopting-{session_hash('cli-a')}")
+    async with JobManager(registry_dir=registry_dir) as jm:
+        assert not jm.is_own(jm.get("j1")), "the claimer's file owns it already"
+    holders = [f.path.name for f in load_all(Path(registry_dir)).files if f.jobs]
+    assert holders == [paths.registry_file("cli-a").name], holders
