@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .manager import JobManager
 
 MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
+KILL_MARGIN_S = 5.0  # after the grace: SIGKILL was sent, the tree dies at once (unless in D)
 
 
 def check_size(cols: int, rows: int) -> None:
@@ -156,6 +157,13 @@ class ControlMixin:
         return record
 
     async def kill(self: JobManager, job_id: str, signal: str = "SIGTERM") -> KillResult:
+        """Signal the job's tree; return once every process of it is gone.
+
+        TERM (or INT) first, SIGKILL from the shim after `kill_grace_ms` if any process
+        outlived it (`escalated`); `processes` counts the processes the kill reached.
+        While it runs the record carries `stopping_at`, so every session can show it,
+        and a second kill (SIGKILL now) goes through at once.
+        """
         call = self._validate({"action": "kill", "id": job_id, "signal": signal})
         record = self.get(call.id or "")
         adopted = False
@@ -167,33 +175,95 @@ class ControlMixin:
             record = self.get(record.id)
         link = self._links.get(record.id)
         if not record.running:
-            leftovers = 0
-            if link is not None:
-                with contextlib.suppress(LinkClosed, TimeoutError):  # its shim may be gone
-                    reply = await link.request({"op": "kill", "signal": call.signal})
-                    leftovers = int(reply.get("leftovers") or 0)
-            note = f"{record.id} had already finished"
-            if leftovers:
-                note += f"; killed {leftovers} leftover process(es) of its group"
-            return KillResult(record, False, call.signal, leftovers, adopted, note)
+            return await self._kill_leftovers(record, call.signal, adopted)
         if link is None:  # no supervisor to ask (another tool's job): signal the group
-            signalled = procs.kill_group_checked(
-                record.pid, record.start_token, procs.signal_number(call.signal)
-            )
-            info = read_exit(self.paths, record.id, record.status_path)
-            if info is None and signalled:
-                number = procs.signal_number(call.signal)
-                info = ExitInfo(-number, EndReason.KILL.value, call.signal, now_ms())
-            self.settle(record, info)
-            return KillResult(record, signalled, call.signal, 0, adopted)
+            return self._kill_unsupervised(record, call.signal, adopted)
+        if record.stopping_at is None:
+            record.stopping_at = now_ms()
+            self._persist()
+        gone = self._gone_waiter(record.id)
+        processes = 0
         with contextlib.suppress(LinkClosed, TimeoutError):  # it may be exiting right now
-            await link.request({"op": "kill", "signal": call.signal})
-        grace = self.config.kill_grace_ms / 1000 + 2.0
-        event = self._finished.get(record.id)
-        if event is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), grace)
-        return KillResult(self.get(record.id), True, call.signal, 0, adopted)
+            reply = await link.request({"op": "kill", "signal": call.signal})
+            processes = int(reply.get("processes") or reply.get("leftovers") or 0)
+        report = await self._until_gone(gone)
+        record = self.get(record.id)
+        note = None
+        if report is None or record.running:
+            note = f"{record.id}: the kill did not finish within the grace period"
+            if record.running and record.stopping_at is not None:
+                record.stopping_at = None
+                self._persist()
+        report = report or {}
+        return KillResult(
+            record,
+            True,
+            call.signal,
+            0,
+            adopted,
+            note,
+            escalated=bool(report.get("escalated")),
+            processes=max(processes, int(report.get("processes") or 0)),
+        )
+
+    async def _kill_leftovers(
+        self: JobManager, record: JobRecord, signal: str, adopted: bool
+    ) -> KillResult:
+        """A finished job: kill what it left behind (its shim still watches it), if anything."""
+        link = self._links.get(record.id)
+        leftovers, report = 0, None
+        if link is not None:
+            gone = self._gone_waiter(record.id)
+            with contextlib.suppress(LinkClosed, TimeoutError):  # its shim may be gone
+                reply = await link.request({"op": "kill", "signal": signal})
+                leftovers = int(reply.get("leftovers") or 0)
+            if leftovers:
+                report = await self._until_gone(gone)
+        note = f"{record.id} had already finished"
+        if leftovers:
+            note += f"; killed {leftovers} leftover process(es) of its group"
+        report = report or {}
+        return KillResult(
+            record,
+            False,
+            signal,
+            leftovers,
+            adopted,
+            note,
+            escalated=bool(report.get("escalated")),
+            processes=max(leftovers, int(report.get("processes") or 0)),
+        )
+
+    def _kill_unsupervised(
+        self: JobManager, record: JobRecord, signal: str, adopted: bool
+    ) -> KillResult:
+        number = procs.signal_number(signal)
+        members = len(procs.group_members(record.pid)) if record.pid else 0
+        signalled = procs.kill_group_checked(
+            record.pid, record.start_token, number, self._marker(record.id)
+        )
+        info = read_exit(self.paths, record.id, record.status_path)
+        if info is None and signalled:
+            info = ExitInfo(-number, EndReason.KILL.value, signal, now_ms())
+        self.settle(record, info)
+        return KillResult(
+            record, signalled, signal, 0, adopted, processes=members if signalled else 0
+        )
+
+    def _gone_waiter(self: JobManager, job_id: str) -> asyncio.Future[dict[str, Any]]:
+        """Resolved by the shim's `gone` event (or its exit): shared by concurrent kills."""
+        waiter = self._gone.get(job_id)
+        if waiter is None or waiter.done():
+            waiter = asyncio.get_running_loop().create_future()
+            self._gone[job_id] = waiter
+        return waiter
+
+    async def _until_gone(
+        self: JobManager, waiter: asyncio.Future[dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        limit = self.config.kill_grace_ms / 1000 + KILL_MARGIN_S
+        done, _ = await asyncio.wait({waiter}, timeout=limit)  # never cancels the waiter
+        return waiter.result() if done else None
 
     async def adopt(self: JobManager, job_id: str) -> JobRecord:
         """Deliberately take over another session's running job."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bounds import MAX_BYTES, MAX_TIME_MS, in_range
+from .model import MAX_EXIT_CODE, MAX_SIGNAL, valid_exit_status
 from .paths import RegistryPaths
 from .safefiles import UnsafeFile, open_regular
 
@@ -18,12 +19,13 @@ _STATUS = re.compile(rb"^-?\d{1,10}$")
 
 @dataclass(frozen=True)
 class ExitInfo:
-    exit_status: int
+    exit_status: int | None  # None: the status file holds no real outcome (see `note`)
     reason: str | None
     signal: str | None
     finished_at: int | None
     tail: str | None = None  # raw recent output, for the last line (sanitize before use)
     log_bytes: int | None = None
+    note: str | None = None  # why the outcome is unknown although a status file exists
 
 
 def _read_small(
@@ -63,6 +65,12 @@ def read_exit(
     if raw is None or len(raw) > 64 or not _STATUS.match(raw.strip()):
         return None
     status = int(raw.strip())
+    if not valid_exit_status(status):
+        note = (
+            f"{job_id}.status holds {raw.strip().decode()}, not an exit code "
+            f"(0-{MAX_EXIT_CODE}) or a signal number (-1 to -{MAX_SIGNAL}): outcome unknown"
+        )
+        return ExitInfo(None, None, None, None, note=note)
     reason = signal = finished = line = size = None
     end_raw = _read_small(paths.end(job_id), 4096, problems)
     if end_raw:

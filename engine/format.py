@@ -48,7 +48,11 @@ def outcome(record: JobRecord, now_ms: float) -> str:
     if record.status is JobStatus.FAILED:
         return f"{mark} exit {record.exit_code} · {took}"
     if record.status is JobStatus.KILLED:
-        why = {"deadline": "killed by its deadline", "owner-gone": "killed: its session ended"}
+        why = {
+            "deadline": "killed by its deadline",
+            "owner-gone": "killed: its session ended",
+            "shim-gone": "killed · supervisor gone",
+        }
         return f"{mark} {why.get(record.end_reason or '', 'killed')} · {record.signal} · {took}"
     return f"{mark} unknown · exit code not recorded · {took}"
 

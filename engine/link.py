@@ -68,6 +68,8 @@ class ShimLink:
             pass
         finally:
             self.closed = True
+            if self._writer is not None and not self._closing:
+                self._writer.close()  # the shim hung up: our end goes too
             while self._pending:
                 future = self._pending.popleft()
                 if not future.done():

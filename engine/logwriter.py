@@ -7,10 +7,15 @@ that survive rotations.
 
 from __future__ import annotations
 
+import errno
 import os
+import time
 
 MiB = 1024 * 1024
 _FILE_MODE = 0o600
+FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # the disk (or a quota) is full
+FULL_RETRY_S = 1.0  # while full, output is dropped and counted; writing is retried this often
+DISK_FULL = "disk full"
 
 
 class LogWriter:
@@ -23,20 +28,57 @@ class LogWriter:
         self.max_bytes = max(0, int(max_bytes))
         self.total = 0  # bytes accepted since the writer opened
         self.rotations = 0
-        self.lost_bytes = 0  # bytes of a deleted live segment found at rotation
+        self.lost_bytes = 0  # bytes lost: a deleted live segment, output a full disk refused
+        self.note: str | None = None  # why bytes were lost (DISK_FULL), once it happened
+        self.retry_at: float | None = None  # the disk is full: drop output until then
         self.size = 0
+        self._fd = -1
         self._fd = self._open()
 
     def _open(self) -> int:
-        fd = os.open(self.live, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+        try:
+            fd = os.open(self.live, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+        except OSError as exc:
+            if exc.errno not in FULL:
+                raise
+            self._full()
+            return -1
         st = os.fstat(fd)
         os.lseek(fd, 0, os.SEEK_END)
         self.size = st.st_size
         tmp = f"{self.base}.{os.getpid()}.tmp"
-        with open(tmp, "w", opener=lambda p, f: os.open(p, f, _FILE_MODE)) as fh:
-            fh.write(f"{st.st_ino} {self.total - self.size}\n")
-        os.replace(tmp, self.base)
+        try:
+            with open(tmp, "w", opener=lambda p, f: os.open(p, f, _FILE_MODE)) as fh:
+                fh.write(f"{st.st_ino} {self.total - self.size}\n")
+            os.replace(tmp, self.base)
+        except OSError as exc:  # a full disk: readers fall back to the segment sizes
+            if exc.errno not in FULL:
+                raise
+            self._full()
+            _unlink(tmp)
         return fd
+
+    # -- a full disk: the job must never stall or die because its log cannot grow ----------
+    def _full(self) -> None:
+        self.note = DISK_FULL
+        self.retry_at = time.monotonic() + FULL_RETRY_S
+
+    def _dropping(self) -> bool:
+        """Still within a full-disk pause (output is dropped); else try the disk again."""
+        if self.retry_at is None:
+            return False
+        if time.monotonic() < self.retry_at:
+            return True
+        self.retry_at = None
+        if self._fd < 0:
+            self._fd = self._open()
+            return self._fd < 0
+        return False
+
+    def _drop(self, fd: int, limit: int) -> int:
+        data = os.read(fd, limit)  # BlockingIOError when nothing is there, as splice
+        self.lost_bytes += len(data)
+        return len(data)
 
     def _room(self) -> int:
         if self.max_bytes == 0:
@@ -46,7 +88,8 @@ class LogWriter:
         return self.max_bytes - self.size
 
     def rotate(self) -> None:
-        os.close(self._fd)
+        if self._fd >= 0:
+            os.close(self._fd)
         self._fd = -1
         # Unlink, then rename: renaming over an existing file makes ext4 flush the
         # renamed file to disk at once, which costs a fifth of the shim's time.
@@ -63,12 +106,22 @@ class LogWriter:
 
     def write(self, data: bytes | memoryview) -> None:
         view = memoryview(data)
-        while view:
-            room = self._room()
-            written = os.write(self._fd, view[:room])
-            self.size += written
-            self.total += written
-            view = view[written:]
+        try:
+            while view:
+                if self._dropping():
+                    break
+                room = self._room()
+                if self._fd < 0:  # a rotation found the disk full
+                    break
+                written = os.write(self._fd, view[:room])
+                self.size += written
+                self.total += written
+                view = view[written:]
+        except OSError as exc:
+            if exc.errno not in FULL:
+                raise
+            self._full()
+        self.lost_bytes += len(view)
 
     def splice_from(self, fd: int, limit: int = MiB) -> int:
         """Move up to `limit` bytes from pipe `fd` into the log without copying them (Linux).
@@ -77,19 +130,32 @@ class LogWriter:
         segment rotates only once more output has arrived, so the end of a job's output
         never leaves an empty live segment behind.
         """
+        if self._dropping():
+            return self._drop(fd, limit)
         if self.max_bytes and self.size >= self.max_bytes:
             first = os.read(fd, 1)
             if not first:
                 return 0
             self.write(first)
             return 1
-        moved = os.splice(fd, self._fd, min(self._room(), limit))
+        room = self._room()
+        if self._fd < 0:  # a rotation found the disk full
+            return self._drop(fd, limit)
+        try:
+            moved = os.splice(fd, self._fd, min(room, limit))
+        except OSError as exc:
+            if exc.errno not in FULL:
+                raise
+            self._full()
+            return self._drop(fd, limit)
         self.size += moved
         self.total += moved
         return moved
 
     def reopen_if_unlinked(self) -> bool:
         """Start a fresh live segment if someone deleted ours; True if that happened."""
+        if self._fd < 0:
+            return False
         try:
             if os.fstat(self._fd).st_nlink > 0 and os.path.exists(self.live):
                 return False
@@ -121,3 +187,10 @@ class LogWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -13,31 +13,46 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import procs, reservations, sessions
+from . import procs, sessions
 from .calls import CallError, JobCall, validate
 from .config import Config, resolve_registry_dir
 from .control import ControlMixin, check_env, check_size
-from .exitfiles import ExitInfo, read_exit
-from .launch import LaunchError, launch
+from .exitfiles import ExitInfo
 from .link import LinkClosed, ShimLink
-from .model import EndReason, JobEvent, JobRecord, JobStatus, now_ms, outcome
+from .model import (
+    EndReason,
+    JobEvent,
+    JobRecord,
+    JobStatus,
+    now_ms,
+    outcome,
+    valid_exit_status,
+)
 from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import ReadingMixin
-from .reconcile import Facts, Plan, plan
 from .registry import Registry
 from .results import JobError, Refused, UnknownJob
 from .sanitize import last_line, sanitize_line
+from .supervision import SupervisionMixin
 
 Subscriber = Callable[[JobEvent], None]
+
+
+def status_value(value: Any) -> int | None:
+    """A raw exit status worth keeping: an int that is an exit code or a signal death."""
+    if isinstance(value, int) and not isinstance(value, bool) and valid_exit_status(value):
+        return value
+    return None
+
+
 WINDOWS = sys.platform == "win32"
-RECONCILE_S = 1.0
 DETACH_REFUSAL = (
     "detached jobs are not supported on Windows: start it with detached=false, "
     "run the session under WSL, or hand the work to a subagent"
 )
 
 
-class JobManager(ControlMixin, ReadingMixin):
+class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
     """Start, follow, feed, wait for, kill and clear jobs; see the README for the API."""
 
     def __init__(
@@ -61,11 +76,14 @@ class JobManager(ControlMixin, ReadingMixin):
         self._reported_problems: set[str] = set()
         self._links: dict[str, ShimLink] = {}
         self._finished: dict[str, asyncio.Event] = {}
+        self._gone: dict[str, asyncio.Future[dict[str, Any]]] = {}  # kills awaiting the tree
         self._subscribers: list[Subscriber] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._opened = False
         self._closed = False
         self._persist_pending = False
+        self._launching: set[str] = set()  # ids this process is starting right now
+        self._attaching: dict[str, asyncio.Task[bool]] = {}
 
     # -- lifecycle ---------------------------------------------------------------
     async def __aenter__(self) -> JobManager:
@@ -84,10 +102,14 @@ class JobManager(ControlMixin, ReadingMixin):
             raise JobError(str(exc), "registry_dir") from exc
         self._opened = True
         # The marker first: a peer must never see our file without seeing us alive.
-        sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
-        self.problems += self.registry.load(now_ms())
+        # On a full disk neither write is fatal (reads must work); both are retried.
+        self._write_marker()
+        try:
+            self.problems += self.registry.load(now_ms())
+        except OSError as exc:  # adopting a dead session's file needs a write: later
+            self._note_unwritable(exc)
         await self._reconcile_own()
-        self.registry.persist_if_dirty()
+        self._persist_if_dirty()  # a read-only call writes nothing it did not change
         self._spawn(self._heartbeat())
         self._spawn(self._reconcile_loop())
 
@@ -115,12 +137,14 @@ class JobManager(ControlMixin, ReadingMixin):
         if kill_jobs:
             victims = [r.id for r in self.registry.own_running() if not r.detached]
             await asyncio.gather(*(self._kill_quietly(job_id) for job_id in victims))
-        for task in list(self._tasks):
+        tasks = [*self._tasks, *self._attaching.values()]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # none left pending
         for link in list(self._links.values()):
             await link.close()
         self._links.clear()
-        self.registry.persist()
+        self._persist()
         sessions.remove_marker(self.paths, self.session_id)
         if not self.persistent:  # only this process wrote our file: its lock goes too
             self.registry.lock_path.unlink(missing_ok=True)
@@ -138,59 +162,14 @@ class JobManager(ControlMixin, ReadingMixin):
         interval = min(self.config.session_ttl_ms / 3, 5000) / 1000
         while True:
             await asyncio.sleep(interval)
+            self._write_marker()
+            self._persist_if_dirty()
+
+    def _write_marker(self) -> None:
+        try:
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
-            self.registry.persist_if_dirty()
-
-    async def _reconcile_loop(self) -> None:
-        while True:
-            await asyncio.sleep(RECONCILE_S)
-            try:
-                self.registry.refresh_peers(now_ms(), force=True)
-                await self._reconcile_own()
-                self.registry.persist_if_dirty()
-            except OSError:
-                pass
-            except Exception as exc:  # one bad pass must not end the loop for good
-                self.registry.report(f"reconcile: {type(exc).__name__}: {str(exc)[:200]}")
-
-    async def _drop_lost_links(self) -> None:
-        """Let go of jobs another process took over or cleared: no settle, no kill."""
-        for job_id in self.registry.take_lost():
-            link = self._links.pop(job_id, None)
-            event = self._finished.pop(job_id, None)
-            if link is not None:
-                await link.close()
-            if event is not None:
-                event.set()  # a waiter on it goes back to polling the record
-
-    async def _reconcile_own(self) -> None:
-        """Own running records without a live link: settle, reattach, or kill as orphans."""
-        await self._drop_lost_links()
-        adopted = {r.id for r in self.registry.take_adopted()}
-        for record in self.registry.own_running():
-            if record.id in self._links:
-                continue
-            info = read_exit(self.paths, record.id, record.status_path)
-            alive = procs.same_process(record.pid, record.start_token) or procs.same_process(
-                record.shim_pid, record.shim_token
-            )
-            facts = Facts(alive, info is not None, own=True, adopted=record.id in adopted)
-            action = plan(record, facts)
-            if action is Plan.SETTLE:
-                self.settle(record, info)
-            elif action is Plan.KILL_ORPHAN:
-                await self._kill_orphan(record)
-            elif action is Plan.REATTACH:
-                await self._attach(record)
-
-    async def _kill_orphan(self, record: JobRecord) -> None:
-        if await self._attach(record) and record.running:
-            link = self._links[record.id]
-            with contextlib.suppress(LinkClosed, TimeoutError):
-                await link.request({"op": "kill", "signal": "SIGTERM", "reason": "owner-gone"})
-            return
-        if record.running and procs.kill_group_checked(record.pid, record.start_token, 9):
-            self.settle(record, ExitInfo(-9, EndReason.OWNER_GONE.value, "SIGKILL", now_ms()))
+        except OSError as exc:
+            self._note_unwritable(exc)
 
     # -- events ------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -222,6 +201,13 @@ class JobManager(ControlMixin, ReadingMixin):
             self._settle_from_message(record, message)
         elif message.get("ev") == "output":
             self._publish("job-output", record)
+        elif message.get("ev") == "gone":
+            self._resolve_gone(job_id, message)
+
+    def _resolve_gone(self, job_id: str, report: dict[str, Any]) -> None:
+        waiter = self._gone.pop(job_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(report)
 
     def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
         if isinstance(message.get("bytes"), int):
@@ -229,6 +215,10 @@ class JobManager(ControlMixin, ReadingMixin):
         lost = message.get("lostBytes")
         if isinstance(lost, int) and lost > record.log_lost_bytes:
             record.log_lost_bytes = lost
+            self.registry.mark_dirty()
+        note = message.get("logNote")
+        if isinstance(note, str) and note != record.log_note:
+            record.log_note = note[:80]
             self.registry.mark_dirty()
         tail = message.get("tail")
         line = last_line(tail) if isinstance(tail, str) else ""
@@ -241,6 +231,7 @@ class JobManager(ControlMixin, ReadingMixin):
         record = self.registry.get(job_id)
         if record is not None and record.running:
             self._settle_gone(record)
+        self._resolve_gone(job_id, {})  # a shim exits only once its tree is gone
 
     # -- the one settle path -----------------------------------------------------
     def _settle_from_message(self, record: JobRecord, message: dict[str, Any]) -> None:
@@ -259,25 +250,6 @@ class JobManager(ControlMixin, ReadingMixin):
         if line:
             record.last_line = line
 
-    def _settle_gone(self, record: JobRecord) -> None:
-        """The shim is gone: settle from its files, else kill what is left and say so.
-
-        A shim that is still alive (a connect that failed under load, a link it dropped)
-        is not gone: the reconcile loop attaches to it again.
-        """
-        info = read_exit(self.paths, record.id, record.status_path)
-        if info is None and procs.same_process(record.shim_pid, record.shim_token):
-            return
-        if (
-            info is None
-            and record.shim_pid is None
-            and procs.same_process(record.pid, record.start_token)
-        ):
-            return  # a supervisor-less job (another tool's): polled until its pid is gone
-        if info is None and procs.kill_group_checked(record.pid, record.start_token, 9):
-            info = ExitInfo(-9, "shim-gone", "SIGKILL", now_ms())
-        self.settle(record, info)
-
     def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
         """Every finish goes through here: record, disk, waiters, subscribers."""
         if not record.running:
@@ -288,17 +260,39 @@ class JobManager(ControlMixin, ReadingMixin):
             status, code, sig = outcome(
                 info.exit_status, info.reason, info.signal, procs.signal_name
             )
-            record.exit_status = info.exit_status
+            record.exit_status = status_value(info.exit_status)
             self._apply_exit_info(record, info)
             record.end_reason = info.reason or EndReason.EXIT.value
+            if info.note:
+                self.problems.append(info.note)
         record.status, record.exit_code, record.signal = status, code, sig
         record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms()
+        record.stopping_at = None
         self.registry.prune()
-        self.registry.persist()
+        self._persist()
         event = self._finished.pop(record.id, None)
         if event:
             event.set()
         self._publish("job-finished", record)
+
+    def _persist(self) -> None:
+        """Write our file now; a failure (a full disk) is retried by the heartbeat."""
+        try:
+            self.registry.persist()
+        except OSError as exc:
+            self.registry.mark_dirty()
+            self._note_unwritable(exc)
+
+    def _persist_if_dirty(self) -> None:
+        try:
+            self.registry.persist_if_dirty()
+        except OSError as exc:
+            self._note_unwritable(exc)
+
+    def _note_unwritable(self, exc: OSError) -> None:
+        problem = f"the registry directory could not be written ({exc.strerror}); retrying"
+        if problem not in self.problems:
+            self.problems.append(problem)
 
     # -- queries -----------------------------------------------------------------
     def get(self, job_id: str) -> JobRecord:
@@ -392,7 +386,10 @@ class JobManager(ControlMixin, ReadingMixin):
                 raise Refused(DETACH_REFUSAL, "detached")
             detached = False
         wake = self.config.wake_on_finish if call.wake is None else call.wake
-        job_id = self.registry.reserve_id(now_ms())
+        try:
+            job_id = self.registry.reserve_id(now_ms())
+        except OSError as exc:  # a full disk: nothing started, nothing recorded
+            raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
         command = call.command or ""
         record = JobRecord(
             id=job_id,
@@ -414,63 +411,7 @@ class JobManager(ControlMixin, ReadingMixin):
             tty=call.tty,
             timeout_ms=call.timeout_ms,
         )
-        owner = None if (detached or self.persistent) else os.getpid()
-        spec = {
-            "id": job_id,
-            "command": command,
-            "cwd": record.cwd,
-            "log": record.log_path,
-            "previous": record.log_path + ".1",
-            "status": record.status_path,
-            "end": str(self.paths.end(job_id)),
-            "socket": str(self.paths.socket(job_id)),
-            "maxLogBytes": self.config.max_log_bytes,
-            "killGraceMs": self.config.kill_grace_ms,
-            "timeoutMs": call.timeout_ms,
-            "stdin": call.stdin,
-            "tty": call.tty,
-            "cols": call.cols,
-            "rows": call.rows,
-            "ownerPid": owner,
-            "ownerToken": procs.start_token(owner) if owner else None,
-        }
-        for stale in self.paths.job_files(job_id):
-            if stale == self.paths.lock(job_id):
-                continue
-            stale.unlink(missing_ok=True)
-        try:
-            ready = await asyncio.to_thread(launch, spec, env=env)
-        except LaunchError as exc:
-            reservations.release(self.paths, job_id)
-            raise JobError(str(exc), "command") from exc
-        record.pid = ready["pid"]
-        record.start_token = ready.get("startToken")
-        record.shim_pid = ready.get("shimPid")
-        record.shim_token = ready.get("shimToken")
-        self.registry.add(record)
-        self.registry.persist()
-        reservations.release(self.paths, job_id)
-        self._publish("job-started", record)
-        await self._attach(record)
-        return record
-
-    async def _attach(self, record: JobRecord) -> bool:
-        """Connect to the job's shim for events and control; settle it if it is gone."""
-        if record.id in self._links:
-            return True
-        link = ShimLink(record.id, self._on_shim_event, self._on_link_closed)
-        self._finished.setdefault(record.id, asyncio.Event())
-        try:
-            state = await link.connect(str(self.paths.socket(record.id)))
-        except (OSError, LinkClosed, TimeoutError):
-            await link.close()
-            self._settle_gone(record)
-            return False
-        self._links[record.id] = link
-        self._apply_output(record, state)
-        if state.get("running") is False:
-            self._settle_from_message(record, state)
-        return True
+        return await self._launch(record, call, env)
 
     # -- control -----------------------------------------------------------------
     async def call(self, request: Any) -> dict[str, Any]:

@@ -74,6 +74,7 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("log_bytes", "logBytes", int),
     ("log_lost_bytes", "logLostBytes", int),
     ("stopping_at", "stoppingAt", int),
+    ("log_note", "logNote", str),
 )
 
 
@@ -111,6 +112,7 @@ class JobRecord:
     log_bytes: int = 0
     log_lost_bytes: int = 0
     stopping_at: int | None = None  # a kill is in progress since (epoch ms); None otherwise
+    log_note: str | None = None  # why output was lost ("disk full"), for the log pane
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -206,6 +208,15 @@ class JobEvent:
         }
 
 
+MAX_EXIT_CODE = 255
+MAX_SIGNAL = 64  # SIGRTMAX on Linux; no platform has more
+
+
+def valid_exit_status(value: int) -> bool:
+    """An exit code (0-255) or a death by a real signal (-1..-64): nothing else is an outcome."""
+    return -MAX_SIGNAL <= value <= MAX_EXIT_CODE
+
+
 def outcome(
     exit_status: int | None, reason: str | None, requested_signal: str | None, signal_name
 ) -> tuple[JobStatus, int | None, str | None]:
@@ -213,8 +224,9 @@ def outcome(
 
     `exit_status` is the shim's: the exit code, or -N for death by signal N.
     A job we killed is `killed` even when it trapped the signal and exited.
+    A value that is neither (a junk status file) is `unknown`.
     """
-    if exit_status is None:
+    if exit_status is None or not valid_exit_status(exit_status):
         return JobStatus.UNKNOWN, None, None
     if exit_status < 0:
         return JobStatus.KILLED, None, signal_name(-exit_status)

@@ -11,6 +11,9 @@ import signal
 import sys
 
 LINUX = sys.platform.startswith("linux")
+MARKER_ENV = "JOBS_TUI_JOB"  # in every job's environment: `<sha1(registry dir)[:12]>:<id>`
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
 if hasattr(signal, "SIGKILL"):
     SIGNALS["SIGKILL"] = signal.SIGKILL
@@ -92,40 +95,122 @@ def same_process(pid: int | None, token: str | None) -> bool:
     return start_token(pid) == token
 
 
-def set_child_subreaper() -> bool:
-    """Make orphaned descendants re-parent to us (Linux), so a kill can find them."""
+_libc = None
+
+
+def _prctl(option: int, value: int) -> bool:
+    global _libc
     if not LINUX:
         return False
     try:
-        import ctypes
+        if _libc is None:
+            import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_child_subreaper = 36
-        return libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.prctl(option, value, 0, 0, 0) == 0
     except Exception:
         return False
 
 
-def children_map() -> dict[int, list[int]]:
-    """ppid -> [pid] for every live process."""
-    tree: dict[int, list[int]] = {}
+def set_child_subreaper() -> bool:
+    """Make orphaned descendants re-parent to us (Linux), so a kill can find them."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def set_parent_death_signal(signum: int) -> bool:
+    """Linux: the kernel sends us `signum` when the thread that forked us exits."""
+    return _prctl(PR_SET_PDEATHSIG, signum)
+
+
+# -- the job marker: how a process proves it belongs to a job of this registry ---------------
+
+
+def job_marker(registry_root: str | os.PathLike[str], job_id: str) -> str:
+    import hashlib  # here: the shim never needs it, and it costs a shim ~7 ms to import
+
+    digest = hashlib.sha1(os.fsencode(os.fspath(registry_root))).hexdigest()[:12]
+    return f"{digest}:{job_id}"
+
+
+def _environ(pid: int) -> bytes | None:
+    if LINUX:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                return fh.read()
+        except (OSError, ValueError):
+            return None
+    try:  # pragma: no cover - Linux is what CI tests
+        import psutil
+
+        env = psutil.Process(pid).environ()
+    except Exception:
+        return None
+    return b"\0".join(f"{k}={v}".encode("utf-8", "surrogateescape") for k, v in env.items())
+
+
+def carries_marker(pid: int | None, marker: str) -> bool:
+    """The process has `JOBS_TUI_JOB=<marker>` in its environment (it is that job's)."""
+    if not pid or pid <= 0:
+        return False
+    env = _environ(pid)
+    return env is not None and f"{MARKER_ENV}={marker}".encode() in env.split(b"\0")
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Every live process (of ours: others' environments are unreadable) of that job."""
+    entry = f"{MARKER_ENV}={marker}".encode()
+    if LINUX:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    else:  # pragma: no cover
+        import psutil
+
+        pids = psutil.pids()
+    found = []
+    for pid in pids:
+        env = _environ(pid)
+        if env is not None and entry in env.split(b"\0") and pid_alive(pid):
+            found.append(pid)
+    return found
+
+
+def sweep(marker: str, signum: int = signal.SIGKILL) -> int:
+    """Signal every process of a job found by its marker (its supervisor is gone)."""
+    hit = 0
+    for pid in marked_processes(marker):
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, signum)
+            hit += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return hit
+
+
+def _scan() -> list[tuple[int, int, int]]:
+    """(pid, ppid, pgid) of every live process, in one pass."""
+    found: list[tuple[int, int, int]] = []
     if LINUX:
         for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            fields = _proc_stat(int(name))
-            if fields and fields[0] not in ("Z", "X"):
-                tree.setdefault(int(fields[1]), []).append(int(name))
-        return tree
+            if name.isdigit():
+                fields = _proc_stat(int(name))
+                if fields and fields[0] not in ("Z", "X"):
+                    found.append((int(name), int(fields[1]), int(fields[2])))
+        return found
     import psutil
 
     for proc in psutil.process_iter(["pid", "ppid"]):
-        tree.setdefault(proc.info["ppid"], []).append(proc.info["pid"])
-    return tree
+        try:
+            found.append((proc.info["pid"], proc.info["ppid"], os.getpgid(proc.info["pid"])))
+        except OSError:
+            continue
+    return found
 
 
-def descendants(root: int) -> list[int]:
-    tree = children_map()
+def _descendants(scan: list[tuple[int, int, int]], root: int) -> list[int]:
+    tree: dict[int, list[int]] = {}
+    for pid, ppid, _pgid in scan:
+        tree.setdefault(ppid, []).append(pid)
     found: list[int] = []
     stack = list(tree.get(root, ()))
     while stack:
@@ -135,48 +220,46 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def descendants(root: int) -> list[int]:
+    return _descendants(_scan(), root)
+
+
 def group_members(pgid: int) -> list[int]:
-    """Live members of a process group (Linux reads /proc; elsewhere psutil)."""
-    members: list[int] = []
-    if LINUX:
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                fields = _proc_stat(int(name))
-                if fields and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-                    members.append(int(name))
-        return members
-    import psutil
+    """Live members of a process group."""
+    return [pid for pid, _ppid, group in _scan() if group == pgid]
 
-    for proc in psutil.process_iter(["pid"]):
+
+def signal_tree(root: int, pgid: int | None, signum: int) -> set[int]:
+    """Signal the job's group and every other descendant of `root`, each process once.
+
+    Returns the pids reached. `pgid` only while its leader is unreaped: after that the
+    number may name someone else's group.
+    """
+    scan = _scan()
+    group = {pid for pid, _ppid, g in scan if pgid and g == pgid}
+    reached: set[int] = set()
+    if group:
         try:
-            if os.getpgid(proc.info["pid"]) == pgid:
-                members.append(proc.info["pid"])
-        except OSError:
-            continue
-    return members
-
-
-def signal_tree(root: int, pgid: int | None, signum: int) -> int:
-    """Signal the job's group and every descendant of `root`; returns how many were hit."""
-    hit = 0
-    if pgid:
-        try:
-            os.killpg(pgid, signum)
-            hit += 1
+            os.killpg(pgid, signum)  # type: ignore[arg-type]
+            reached |= group
         except (ProcessLookupError, PermissionError):
-            pass
-    for pid in descendants(root):
+            group = set()
+    for pid in _descendants(scan, root):
+        if pid in group:
+            continue  # one TERM each: a second one means "force" to many programs
         try:
             os.kill(pid, signum)
-            hit += 1
+            reached.add(pid)
         except (ProcessLookupError, PermissionError):
             pass
-    return hit
+    return reached
 
 
-def kill_group_checked(pid: int | None, token: str | None, signum: int) -> bool:
-    """Signal a process group we do not hold, only if its leader is still the same process."""
-    if not pid or not same_process(pid, token):
+def kill_group_checked(pid: int | None, token: str | None, signum: int, marker: str) -> bool:
+    """Signal a process group we do not hold, only if its leader is still the same process
+    and carries the job's marker: a record alone (a file anyone may have written) is not
+    enough to signal a process."""
+    if not pid or not same_process(pid, token) or not carries_marker(pid, marker):
         return False
     try:
         os.killpg(pid, signum)

@@ -7,6 +7,8 @@ from enum import StrEnum
 
 from .model import JobRecord
 
+LAUNCH_WINDOW_MS = 15_000  # a shim reports ready within this (launch's own timeout)
+
 
 class Plan(StrEnum):
     KEEP = "keep"  # finished already, nothing to do
@@ -34,6 +36,16 @@ def plan(record: JobRecord, facts: Facts) -> Plan:
     if facts.adopted and not record.detached:
         return Plan.KILL_ORPHAN
     return Plan.REATTACH
+
+
+def launching(record: JobRecord, now_ms: int) -> bool:
+    """Recorded before its shim reported ready, and still within the launch window."""
+    return (
+        record.running
+        and record.pid is None
+        and record.shim_pid is None
+        and now_ms - record.started_at < LAUNCH_WINDOW_MS
+    )
 
 
 def claim_base(name: str) -> str:

@@ -39,7 +39,7 @@ from .ownership import (
     taken_from,
 )
 from .paths import MAX_JOB_NUMBER, RegistryPaths, job_number, session_hash
-from .reconcile import claim_base, claimer
+from .reconcile import claim_base, claimer, launching
 from .safefiles import UnsafeFile
 from .sanitize import last_line
 from .store import (
@@ -219,7 +219,10 @@ class Registry:
         except OSError:
             return False
         self.counter = max(self.counter, claimed.counter)
+        merged = self._merged_by_claimer(file.path.name, mine)
         for record in claimed.jobs:
+            if record.id in merged:
+                continue  # its dead claimer wrote it into its own file: one owner only
             current = self._own.get(record.id)
             if current is not None and prefer(current, record, self.session_id) is current:
                 continue
@@ -243,6 +246,17 @@ class Registry:
             lock = self.paths.root / f"persist-{session_hash(claimed.session_id)}.lock"
             lock.unlink(missing_ok=True)
         return True
+
+    def _merged_by_claimer(self, name: str, mine: str) -> set[str]:
+        """Ids a claim's dead claimer had already merged into its own file before dying."""
+        claimed_by = claimer(name)
+        if claimed_by is None or claimed_by == mine:
+            return set()
+        try:
+            own = read_registry(self.paths.root / f"registry-{claimed_by}.json")
+        except (OSError, CorruptRegistry):
+            return set()
+        return {record.id for record in own.jobs}
 
     def take_adopted(self) -> list[JobRecord]:
         adopted, self.adopted = self.adopted, []
@@ -268,6 +282,14 @@ class Registry:
             line = last_line(info.tail) if info.tail else ""
             if line:
                 record.last_line = line
+        elif record.pid is None and record.shim_pid is None:
+            # Recorded before its shim reported ready: running while it may still come up
+            # or its shim listens (its owner fills the pids in); unknown after that.
+            if not launching(record, int(time.time() * 1000)) and not (
+                self.paths.socket(record.id).exists()
+            ):
+                record.status = JobStatus.UNKNOWN
+                record.finished_at = record.finished_at or record.started_at
         elif not procs.same_process(record.pid, record.start_token) and not procs.same_process(
             record.shim_pid, record.shim_token
         ):

@@ -11,6 +11,7 @@ in a new session, reaps every child itself, and speaks JSON lines on a Unix sock
   -> {"op": "resize", "cols": c, "rows": r}
   <- {"ev": "output", "bytes": n, "tail": s}   (raw recent output; sessions sanitize it)
   <- {"ev": "exit", "exitStatus": n, "reason": r, "signal": s, "finishedAt": ms}
+  <- {"ev": "gone", "escalated": b, "processes": n}   (after a kill: the whole tree is gone)
 
 No asyncio, no UI: it must start fast and stay small.
 """
@@ -28,6 +29,7 @@ import time
 
 from . import procs
 from .logwriter import LogWriter
+from .shimexit import EndingMixin
 from .shimserver import Client, ControlServer
 from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
 
@@ -36,24 +38,9 @@ TAIL_BYTES = 2048
 COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
 PENDING_STDIN_MAX = 1 << 20
-OWNER_GONE_GRACE_MS = 1000
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, data)  # atomic by rename; no fsync, which would delay the exit event
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
-class Shim:
+class Shim(EndingMixin):
     def __init__(self, spec: dict) -> None:
         self.spec = spec
         self.sel = selectors.DefaultSelector()
@@ -63,12 +50,17 @@ class Shim:
         self.reason: str | None = None
         self.kill_signal: str | None = None
         self.escalate_at: float | None = None
+        self.signalled: set[int] = set()  # every process a kill reached
+        self.escalated = False  # SIGKILL followed because the tree outlived the grace
+        self.gone_due = False  # a kill was asked for: say when the tree is gone
         self.deadline: float | None = None
         self.out_fd = -1
         self.in_fd = -1
         self.pending_in = bytearray()
         self.close_in_after = False
         self.owner_fd = -1
+        self.owner_poll: tuple[int, str | None] | None = None
+        self.identity: dict = {}  # pid, startToken, shimPid, shimToken once the job runs
         self.last_event = 0.0
         self.sent_bytes = -1
         self.tail = ""
@@ -78,6 +70,9 @@ class Shim:
         self.finished_at: int | None = None
         self.tty = False
         self.pty_fd = -1
+        self.check_finished_at = 0.0
+        self.status_written = False
+        self.status_retry_at: float | None = None
         self.lost_bytes = 0
         self.reported_lost = 0
         self.log_checked = 0.0
@@ -101,35 +96,17 @@ class Shim:
         if spec.get("timeoutMs"):
             self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
 
-    def watch_owner(self, pid: int | None, token: str | None) -> None:
-        if self.owner_fd >= 0:
-            self.sel.unregister(self.owner_fd)
-            os.close(self.owner_fd)
-            self.owner_fd = -1
-        if not pid:
-            return
-        if not procs.same_process(pid, token):
-            self.owner_gone()
-            return
-        if hasattr(os, "pidfd_open"):
-            try:
-                self.owner_fd = os.pidfd_open(pid)
-            except OSError:
-                self.owner_gone()
-                return
-            self.sel.register(self.owner_fd, selectors.EVENT_READ, "owner")
-        else:  # pragma: no cover - polled in tick()
-            self.owner_poll = (pid, token)
-
     # -- events ----------------------------------------------------------------
     def state(self) -> dict:
         return {
             "ev": "state",
+            **self.identity,
             "pid": self.child_pid,
             "bytes": self.log.total,
             "tail": self.tail,
             "running": self.exit_status is None,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
+            "logNote": self.log.note,
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -144,6 +121,7 @@ class Shim:
             "bytes": self.log.total,
             "tail": self.tail,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
+            "logNote": self.log.note,
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -265,7 +243,8 @@ class Shim:
                 message.get("reason", "kill"),
             )
         if op == "owner":
-            self.watch_owner(message.get("pid"), message.get("token"))
+            if not self.watch_owner(message.get("pid"), message.get("token")):
+                self.owner_gone()
             return {"ok": True}
         if op == "resize":
             if self.pty_fd < 0 or self.exit_status is not None:
@@ -275,57 +254,6 @@ class Shim:
         if op == "state":
             return self.state()
         return {"ok": False, "error": f"unknown op {op!r}"}
-
-    # -- signals and exit ------------------------------------------------------
-    def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
-        signum = procs.signal_number(name)
-        grace = self.spec["killGraceMs"] if grace_ms is None else int(grace_ms)
-        if self.exit_status is not None:
-            hit = procs.signal_tree(os.getpid(), self.child_pid, signum)
-            if hit and signum != signal.SIGKILL:
-                self.escalate_at = time.monotonic() + grace / 1000
-            return {"ok": True, "signalled": False, "leftovers": hit, "finished": True}
-        if self.reason is None:
-            self.reason = reason
-            self.kill_signal = name
-        procs.signal_tree(os.getpid(), self.child_pid, signum)
-        if signum != signal.SIGKILL:
-            when = time.monotonic() + grace / 1000
-            self.escalate_at = min(self.escalate_at or when, when)
-        return {"ok": True, "signalled": True, "signal": name}
-
-    def owner_gone(self) -> None:
-        if self.exit_status is None and self.reason is None:
-            grace = min(self.spec["killGraceMs"], OWNER_GONE_GRACE_MS)
-            self.kill("SIGTERM", grace, "owner-gone")
-        elif self.exit_status is not None:
-            self.kill("SIGKILL", 0, "owner-gone")
-
-    def reap(self) -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            if pid == self.child_pid and self.exit_status is None:
-                if os.WIFSIGNALED(status):
-                    self.exit_status = -os.WTERMSIG(status)
-                else:
-                    self.exit_status = os.WEXITSTATUS(status)
-                self.on_exit()
-
-    def on_exit(self) -> None:
-        self.finished_at = now_ms()
-        if self.out_fd >= 0:
-            self.drain()  # every byte written before the exit is in the log first
-        self.output_event(force=True)
-        spec = self.spec
-        end = self.exit_message()
-        write_atomic(spec["end"], json.dumps(end).encode())
-        write_atomic(spec["status"], str(self.exit_status).encode())
-        self.server.broadcast({"ev": "exit", **self.exit_message()})
 
     def tick(self) -> float:
         """Timers; returns how long the loop may sleep."""
@@ -340,9 +268,18 @@ class Shim:
         if self.escalate_at is not None:
             if now >= self.escalate_at:
                 self.escalate_at = None
-                procs.signal_tree(os.getpid(), self.child_pid, signal.SIGKILL)
+                if self.signal_tree(signal.SIGKILL):
+                    self.escalated = True
             else:
                 waits.append(self.escalate_at - now)
+        if self.owner_poll is not None and not procs.same_process(*self.owner_poll):
+            self.owner_poll = None  # pragma: no cover - platforms without pidfd
+            self.owner_gone()
+        if self.status_retry_at is not None:
+            if now >= self.status_retry_at:
+                self.write_exit_files()
+            else:
+                waits.append(self.status_retry_at - now)
         if self.out_resume_at is not None:
             if now >= self.out_resume_at:
                 self.out_resume_at = None
@@ -363,12 +300,7 @@ class Shim:
         lost = self.lost_bytes + self.log.lost_bytes  # the writer counts deletions it met
         if lost != self.reported_lost:
             self.reported_lost = lost
-            self.server.broadcast({"ev": "log-lost", "lostBytes": lost})
-
-    def finished(self) -> bool:
-        if self.exit_status is None or self.out_fd >= 0:
-            return False
-        return not procs.descendants(os.getpid())
+            self.server.broadcast({"ev": "log-lost", "lostBytes": lost, "logNote": self.log.note})
 
     def run(self) -> int:
         wake_r, wake_w = os.pipe()
@@ -379,16 +311,16 @@ class Shim:
             signal.signal(signum, lambda *_: None)
         self.sel.register(wake_r, selectors.EVENT_READ, "signal")
         self.reap()
-        check_finished_at = 0.0
+        self.check_finished_at = 0.0
         while True:
             timeout = self.tick()
             if self.exit_status is not None and self.out_fd < 0:
                 now = time.monotonic()
-                if now >= check_finished_at:
+                if now >= self.check_finished_at:
                     if self.finished():
                         break
-                    check_finished_at = now + 0.2
-                timeout = min(timeout, 0.2)
+                    self.check_finished_at = now + 0.2
+                timeout = min(timeout, max(0.0, self.check_finished_at - now))
             for key, mask in self.sel.select(timeout):
                 kind = key.data
                 if kind == "out":
@@ -415,12 +347,24 @@ class Shim:
         for signum in data:
             if signum == signal.SIGCHLD:
                 self.reap()
+                self.check_finished_at = 0.0  # the last of a tree to die is our child
             elif signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 self.kill("SIGTERM", None, "kill")
 
     def shutdown(self) -> None:
         self.server.close()
         self.log.close()
+
+
+def report(ready_fd: int, message: dict) -> None:
+    """The ready line for our caller. A caller that died meanwhile is no reason to stop:
+    the job is recorded already, and its owner (watched before the spawn) decides."""
+    try:
+        os.write(ready_fd, json.dumps(message).encode())
+    except OSError:
+        pass
+    finally:
+        os.close(ready_fd)
 
 
 def main(argv: list[str]) -> int:
@@ -433,22 +377,27 @@ def main(argv: list[str]) -> int:
     procs.set_child_subreaper()
     shim = Shim(spec)
     try:
+        # The owner first: from here on its death is noticed, before the job exists.
+        if not shim.watch_owner(spec.get("ownerPid"), spec.get("ownerToken")):
+            raise OwnerGone("its session ended before the job started")
         shim.server.listen()
         shim.spawn()
-        ready = {
+        shim.identity = {
             "pid": shim.child_pid,
             "startToken": procs.start_token(shim.child_pid),
             "shimPid": os.getpid(),
             "shimToken": procs.start_token(os.getpid()),
         }
     except Exception as exc:
-        os.write(ready_fd, json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
-        os.close(ready_fd)
+        report(ready_fd, {"error": f"{type(exc).__name__}: {exc}"})
+        shim.server.close()
         return 1
-    os.write(ready_fd, json.dumps(ready).encode())
-    os.close(ready_fd)
-    shim.watch_owner(spec.get("ownerPid"), spec.get("ownerToken"))
+    report(ready_fd, shim.identity)
     return shim.run()
+
+
+class OwnerGone(RuntimeError):
+    """The session that asked for the job is gone: the job is not started."""
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """Spawning `sh -c COMMAND` in a new session, on pipes or on a pseudo-terminal.
 
-posix_spawn (no Python-level fork) with the signals the shim ignores or handles
-reset to their defaults, so the job starts exactly as from a shell. On a PTY the
-slave is opened after setsid, which makes it the job's controlling terminal.
+fork + setsid + PR_SET_PDEATHSIG(SIGKILL) + dup2 + execve, in the single-threaded shim:
+the job's group leader dies with its shim, whatever kills the shim (posix_spawn cannot set
+a death signal). The signals the shim ignores or handles are reset to their defaults, so
+the job starts exactly as from a shell. On a PTY the slave is opened after setsid, which
+makes it the job's controlling terminal. Every job carries its marker (`JOBS_TUI_JOB`) in
+its environment, so what is left of its tree can be found once its shim is gone.
 """
 
 from __future__ import annotations
@@ -11,9 +14,25 @@ import fcntl
 import os
 import signal
 
+from . import procs
+
 F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1 << 20
 SHELL = "/bin/sh"
+# Wait and cooperative exit, on a terminal: Ctrl-C reaches the whole foreground group, sh
+# too, and a non-interactive sh (dash) then dies of SIGINT once its child exits, even when
+# the child handled it (a REPL). These traps make it die of the signal only when the child
+# did (status 128+N) and go on otherwise. On the command's own line, so shell errors keep
+# their line numbers; `exec COMMAND` replaces the shell and its traps. Jobs on pipes get no
+# traps: only a kill reaches their group, and `kill -INT $$` must still end the shell.
+TTY_WRAPPER = (
+    "trap '[ $? -eq 130 ] && { trap - INT; kill -INT $$; }' INT; "
+    "trap '[ $? -eq 131 ] && { trap - QUIT; kill -QUIT $$; }' QUIT; "
+)
+
+
+def shell_argv(command: str, tty: bool) -> list[str]:
+    return ["sh", "-c", TTY_WRAPPER + command if tty else command]
 
 
 class Spawned:
@@ -33,22 +52,55 @@ def _defaults() -> list[int]:
 def _env(spec: dict, tty: bool) -> dict[str, str]:
     env = dict(os.environ)
     env["JOBS_TUI_JOB_ID"] = spec["id"]
+    if spec.get("marker"):
+        env[procs.MARKER_ENV] = spec["marker"]
     if tty and env.get("TERM", "dumb") in ("", "dumb"):
         env["TERM"] = "xterm-256color"
     return env
 
 
-def _spawn(spec: dict, actions: list, tty: bool) -> int:
-    """`sh -c COMMAND` in a new session, signals at their defaults, none blocked."""
-    return os.posix_spawn(
-        SHELL,
-        ["sh", "-c", spec["command"]],
-        _env(spec, tty),
-        file_actions=actions,
-        setsid=True,
-        setsigdef=_defaults(),
-        setsigmask=(),
-    )
+def _spawn(spec: dict, dups: list[tuple[int, int]], tty: bool, slave: str | None = None) -> int:
+    """`sh -c COMMAND` in a new session, signals at their defaults, none blocked.
+
+    The child reports a failure before exec on a close-on-exec pipe; EOF means exec worked.
+    """
+    argv, env = shell_argv(spec["command"], tty), _env(spec, tty)
+    parent = os.getpid()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no allocation-heavy work, nothing that could block
+        try:
+            os.close(err_r)
+            signal.set_wakeup_fd(-1)  # a signal now must not wake the shim's loop
+            os.setsid()
+            procs.set_parent_death_signal(signal.SIGKILL)
+            if os.getppid() != parent:  # the shim died before the death signal was armed
+                os._exit(1)
+            if slave is not None:
+                fd = os.open(slave, os.O_RDWR)  # after setsid: our controlling terminal
+                dups = [(fd, 0), (fd, 1), (fd, 2)]
+            for source, target in dups:
+                os.dup2(source, target)
+            for signum in _defaults():
+                signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, ())
+            os.execve(SHELL, argv, env)
+        except BaseException as exc:
+            try:
+                os.write(err_w, f"{type(exc).__name__}: {exc}".encode(errors="replace")[:500])
+            finally:
+                os._exit(127)
+    os.close(err_w)
+    chunks = []
+    try:
+        while chunk := os.read(err_r, 512):
+            chunks.append(chunk)
+    finally:
+        os.close(err_r)
+    if chunks:
+        os.waitpid(pid, 0)
+        raise OSError(f"could not start {SHELL}: {b''.join(chunks).decode(errors='replace')}")
+    return pid
 
 
 def set_winsize(fd: int, cols: int, rows: int) -> None:
@@ -68,13 +120,8 @@ def spawn_pipes(spec: dict) -> Spawned:
         in_r, in_w = os.pipe()
     else:
         in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
-    actions = [
-        (os.POSIX_SPAWN_DUP2, in_r, 0),
-        (os.POSIX_SPAWN_DUP2, out_w, 1),
-        (os.POSIX_SPAWN_DUP2, out_w, 2),
-    ]
     try:
-        pid = _spawn(spec, actions, tty=False)
+        pid = _spawn(spec, [(in_r, 0), (out_w, 1), (out_w, 2)], tty=False)
     finally:
         os.close(out_w)
         os.close(in_r)
@@ -84,14 +131,8 @@ def spawn_pipes(spec: dict) -> Spawned:
 def spawn_pty(spec: dict) -> Spawned:
     master, slave = os.openpty()
     set_winsize(master, int(spec.get("cols") or 80), int(spec.get("rows") or 24))
-    slave_path = os.ttyname(slave)
-    actions = [
-        (os.POSIX_SPAWN_OPEN, 0, slave_path, os.O_RDWR, 0),
-        (os.POSIX_SPAWN_DUP2, 0, 1),
-        (os.POSIX_SPAWN_DUP2, 0, 2),
-    ]
     try:
-        pid = _spawn(spec, actions, tty=True)
+        pid = _spawn(spec, [], tty=True, slave=os.ttyname(slave))
     finally:
         os.close(slave)
     writer = os.dup(master)

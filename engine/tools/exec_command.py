@@ -259,7 +259,7 @@ class ExecCommandTools(Facade):
             killed = not record.running
             result.update(
                 killed=killed,
-                escalated=killed and signal != "SIGKILL" and record.signal == "SIGKILL",
+                escalated=outcome.escalated,
             )
             if outcome.adopted:
                 result["adopted"] = True

@@ -80,6 +80,8 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
             "job": result.job.to_json(),
             "signalled": result.signalled,
             "signal": call.signal,
+            "escalated": result.escalated,
+            "processes": result.processes,
         }
         if result.adopted:
             details["adopted"] = True

@@ -148,3 +148,60 @@ async def test_session_killed_with_sigkill_takes_its_jobs_but_not_detached_ones(
                 await jm.adopt(rec.id)
                 await jm.kill(rec.id, "SIGKILL")
     assert gone(detached)
+
+
+# -- kill returns when the tree is gone, and says how it went (8.6, 8.7) -------------------
+
+
+async def test_kill_returns_only_once_the_whole_tree_is_gone(jm: JobManager):
+    rec = await jm.start(STUBBORN, label="stubborn")
+    pids = await _descendants(rec, 5)
+    result = await jm.kill(rec.id, "SIGTERM")
+    alive = [p for p in pids if not gone(p)]
+    assert not alive, f"kill returned while {len(alive)} processes of the tree lived on"
+    assert result.escalated is True, "TERM was ignored: SIGKILL had to follow"
+    assert result.processes >= len(pids)
+    assert result.job.status is JobStatus.KILLED and not result.job.stopping
+
+
+async def test_kill_of_a_tree_that_obeys_term_does_not_escalate(jm: JobManager):
+    rec = await jm.start("sleep 300 & sleep 300")
+    pids = await _descendants(rec, 3)
+    result = await jm.kill(rec.id, "SIGTERM")
+    assert all(gone(p) for p in pids)
+    assert result.escalated is False and result.processes >= 3
+
+
+async def test_kill_tools_report_escalation_and_processes(jm: JobManager):
+    from jobs_tui.engine.tools import ExecCommandTools
+
+    rec = await jm.start(STUBBORN)
+    await _descendants(rec, 5)
+    details = await jm.call({"action": "kill", "id": rec.id})
+    assert details["escalated"] is True and details["processes"] >= 5
+    ec = ExecCommandTools(jm)
+    started = await ec.exec_command(cmd=STUBBORN, yield_time_ms=250)
+    await _descendants(jm.get(f"j{started['session_id']}"), 5)
+    killed = await ec.kill_session(session_id=started["session_id"])
+    assert killed["killed"] is True and killed["escalated"] is True
+
+
+TERM_DEAF = "trap '' TERM; sleep 300 & sleep 300"  # the leader and its children ignore TERM
+
+
+async def test_a_kill_in_progress_is_on_the_record_and_sigkill_cuts_it_short(registry_dir: str):
+    config = Config(kill_grace_ms=20_000)
+    async with JobManager(registry_dir=registry_dir, config=config) as jm:
+        rec = await jm.start(TERM_DEAF)
+        pids = await _descendants(rec, 2)
+        first = asyncio.create_task(jm.kill(rec.id, "SIGTERM"))
+        assert await until(lambda: jm.get(rec.id).stopping, 5)
+        async with JobManager(registry_dir=registry_dir) as peer:  # persisted: others see it
+            assert peer.get(rec.id).stopping and peer.get(rec.id).stopping_at
+        started = asyncio.get_running_loop().time()
+        second = await jm.kill(rec.id, "SIGKILL")
+        assert asyncio.get_running_loop().time() - started < 3, "SIGKILL must not wait the grace"
+        assert second.job.status is JobStatus.KILLED and all(gone(p) for p in pids)
+        first_result = await asyncio.wait_for(first, 5)
+        assert first_result.job.status is JobStatus.KILLED and not first_result.escalated
+        assert jm.get(rec.id).stopping_at is None and not jm.get(rec.id).stopping

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from jobs_tui.engine import JobError, JobManager, Refused
 from jobs_tui.engine.model import JobStatus
 
-from .helpers import until
+from .helpers import tree, until
 
 REPL_SETUP = (
     "import os, signal; "
@@ -61,3 +63,61 @@ async def test_resize_refusals(jm: JobManager):
         await jm.start("true", tty=True, cols=80, rows=400)
     await jm.kill(piped.id, "SIGKILL")
     await jm.kill(term.id, "SIGKILL")
+
+
+# -- Ctrl-C: the status of a job is its command's, not the wrapper shell's ---------------
+
+PY = f"{sys.executable} -q"
+
+
+async def _ctrl_c_then_exit(jm: JobManager, command: str) -> JobStatus:
+    rec = await jm.start(command, tty=True)
+    log = jm.paths.log(rec.id)
+    assert await until(lambda: ">>> " in log.read_text(errors="replace"), 10)
+    await jm.send_bytes(rec.id, b"\x03")
+    assert await until(lambda: "KeyboardInterrupt" in log.read_text(errors="replace"), 10)
+    await jm.send(rec.id, "exit(0)")
+    return await jm.wait(rec.id, 10_000)
+
+
+@pytest.mark.parametrize("command", [PY, f"exec {PY}"])
+async def test_a_handled_ctrl_c_is_not_a_death_by_signal(jm: JobManager, command: str):
+    rec = await _ctrl_c_then_exit(jm, command)
+    assert (rec.status, rec.exit_code, rec.signal) == (JobStatus.EXITED, 0, None)
+
+
+async def test_the_next_command_runs_after_a_handled_ctrl_c(jm: JobManager):
+    rec = await _ctrl_c_then_exit(jm, f"{PY}; echo after-$?; exit 5")
+    assert (rec.status, rec.exit_code) == (JobStatus.FAILED, 5)
+    assert "after-0" in (await jm.logs(rec.id)).text
+
+
+@pytest.mark.parametrize(("key", "name"), [(b"\x03", "SIGINT"), (b"\x1c", "SIGQUIT")])
+async def test_a_real_ctrl_c_is_still_a_death_by_that_signal(jm: JobManager, key, name):
+    rec = await jm.start("echo ready; sleep 100; echo not-reached", tty=True)
+    log = jm.paths.log(rec.id)
+    assert await until(lambda: "ready" in log.read_text(errors="replace"), 10)
+    await jm.send_bytes(rec.id, key)
+    rec = await jm.wait(rec.id, 10_000)
+    assert (rec.status, rec.signal, rec.end_reason) == (JobStatus.KILLED, name, "exit")
+    assert "not-reached" not in log.read_text(errors="replace")
+
+
+async def test_shell_errors_keep_their_line_numbers(jm: JobManager):
+    rec = await jm.wait((await jm.start("echo ok\nif")).id, 10_000)
+    assert rec.exit_code == 2
+    assert "2: Syntax error" in (await jm.logs(rec.id)).text
+
+
+async def test_sigint_to_a_piped_job_is_still_a_death_by_sigint(jm: JobManager):
+    rec = await jm.start("sleep 100; echo not-reached")
+    assert await until(lambda: tree(rec.pid), 10), "sh should have started its child"
+    os.killpg(rec.pid, signal.SIGINT)
+    rec = await jm.wait(rec.id, 10_000)
+    assert (rec.status, rec.signal, rec.exit_status) == (JobStatus.KILLED, "SIGINT", -2)
+
+
+@pytest.mark.parametrize("tty", [False, True])
+async def test_a_shell_that_signals_itself_dies_of_it(jm: JobManager, tty: bool):
+    rec = await jm.wait((await jm.start("kill -TERM $$; echo not-reached", tty=tty)).id, 10_000)
+    assert (rec.status, rec.signal) == (JobStatus.KILLED, "SIGTERM")

@@ -1,0 +1,150 @@
+"""How a shim's job ends: its owner watched, kills with escalation, reaping, the exact
+exit status on disk, and the moment the whole tree is gone. Stdlib only (the shim's).
+
+Mixed into `Shim`, whose state it shares (child_pid, exit_status, reason, spec, server,
+log, sel, out_fd, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import time
+
+from . import procs
+
+OWNER_GONE_GRACE_MS = 1000
+STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried again
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, data)  # atomic by rename; no fsync, which would delay the exit event
+        os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        for undo in (lambda: os.close(fd), lambda: os.unlink(tmp)):
+            try:  # no contextlib: the shim imports as little as it can
+                undo()
+            except OSError:
+                pass
+        raise
+
+
+class EndingMixin:
+    """The ending half of `Shim`."""
+
+    def watch_owner(self, pid: int | None, token: str | None) -> bool:
+        """Watch the owner session (a pidfd, or a poll); False if it is already gone."""
+        if self.owner_fd >= 0:
+            self.sel.unregister(self.owner_fd)
+            os.close(self.owner_fd)
+            self.owner_fd = -1
+        self.owner_poll = None
+        if not pid:
+            return True
+        if not procs.same_process(pid, token):
+            return False
+        if hasattr(os, "pidfd_open"):
+            try:
+                self.owner_fd = os.pidfd_open(pid)
+            except OSError:
+                return False
+            self.sel.register(self.owner_fd, selectors.EVENT_READ, "owner")
+            # The pid may have been reused between the check and the pidfd: check again.
+            return procs.same_process(pid, token)
+        self.owner_poll = (pid, token)  # pragma: no cover - checked in tick()
+        return True
+
+    def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
+        signum = procs.signal_number(name)
+        grace = self.spec["killGraceMs"] if grace_ms is None else int(grace_ms)
+        self.gone_due = True
+        if self.exit_status is not None:
+            hit = self.signal_tree(signum)
+            if hit and signum != signal.SIGKILL:
+                self.escalate_at = time.monotonic() + grace / 1000
+            return {"ok": True, "signalled": False, "leftovers": len(hit), "finished": True}
+        if self.reason is None:
+            self.reason = reason
+            self.kill_signal = name
+        self.signal_tree(signum)
+        if signum != signal.SIGKILL:
+            when = time.monotonic() + grace / 1000
+            self.escalate_at = min(self.escalate_at or when, when)
+        return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
+
+    def signal_tree(self, signum: int) -> set[int]:
+        """The job's group (while its leader is unreaped) and every descendant of ours."""
+        pgid = self.child_pid if self.exit_status is None else None
+        hit = procs.signal_tree(os.getpid(), pgid, signum)
+        self.signalled |= hit
+        return hit
+
+    def owner_gone(self) -> None:
+        if self.exit_status is None and self.reason is None:
+            grace = min(self.spec["killGraceMs"], OWNER_GONE_GRACE_MS)
+            self.kill("SIGTERM", grace, "owner-gone")
+        elif self.exit_status is not None:
+            self.kill("SIGKILL", 0, "owner-gone")
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.child_pid and self.exit_status is None:
+                if os.WIFSIGNALED(status):
+                    self.exit_status = -os.WTERMSIG(status)
+                else:
+                    self.exit_status = os.WEXITSTATUS(status)
+                self.on_exit()
+
+    def on_exit(self) -> None:
+        self.finished_at = now_ms()
+        if self.out_fd >= 0:
+            self.drain()  # every byte written before the exit is in the log first
+        self.output_event(force=True)
+        self.write_exit_files()
+        self.server.broadcast({"ev": "exit", **self.exit_message()})
+
+    def write_exit_files(self) -> None:
+        """`<id>.end` then `<id>.status`. On a full disk, kept here (and in our `state`
+        replies) and retried: the shim does not exit before the exit code is on disk."""
+        try:
+            write_atomic(self.spec["end"], json.dumps(self.exit_message()).encode())
+            write_atomic(self.spec["status"], str(self.exit_status).encode())
+        except OSError:
+            self.status_retry_at = time.monotonic() + STATUS_RETRY_S
+            return
+        self.status_retry_at = None
+        self.status_written = True
+
+    def tree_gone(self) -> bool:
+        """The job exited, its output is closed and no process of its tree is left."""
+        if self.exit_status is None or self.out_fd >= 0:
+            return False
+        return not procs.descendants(os.getpid())
+
+    def finished(self) -> bool:
+        """Nothing left to supervise: the tree is gone (and said so, if a kill asked), and
+        the exit code is on disk."""
+        if not self.tree_gone():
+            return False
+        if self.gone_due:
+            self.gone_due = False
+            self.server.broadcast(
+                {"ev": "gone", "escalated": self.escalated, "processes": len(self.signalled)}
+            )
+        return self.status_written
