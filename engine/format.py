@@ -115,3 +115,11 @@ def earlier_note(earlier_lines: int | None, earlier_bytes: int) -> str:
     if earlier_lines:
         return f"… {earlier_lines} earlier lines"
     return f"… {earlier_bytes} earlier bytes"
+
+
+def lost_note(record: JobRecord) -> str | None:
+    """`4096 bytes lost: disk full`: output the shim could not keep, and why (or None)."""
+    why = record.log_note or "the log file was deleted while it ran"
+    if record.log_lost_bytes:
+        return f"{record.log_lost_bytes} bytes lost: {why}"
+    return record.log_note

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
+from .format import lost_note
 from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_since, read_tail
 from .model import JobRecord
 from .results import JobError, LogsResult, ReadSince, Refused
@@ -54,12 +55,7 @@ class ReadingMixin:
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
         lines, partial = split_lines(tail.data, keep_sgr=keep_sgr)
         self._mark_seen(record)
-        note = None
-        if record.log_lost_bytes:
-            note = (
-                f"{record.log_lost_bytes} bytes of output were lost: "
-                f"the log file was deleted while {record.id} ran"
-            )
+        note = lost_note(record)
         return LogsResult(
             job=record,
             text=text,

@@ -7,6 +7,7 @@ has been through the engine's sanitizer (SGR colours kept, all else stripped).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -18,6 +19,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
+from jobs_tui.engine.format import lost_note
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
@@ -89,6 +91,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.loaded = False
         self.log_path = ""
         self._tail: OpenedTail | None = None
+        self._lost: tuple[int, str | None] | None = None  # (bytes, why) the pane last named
         self.problem = ""
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
@@ -189,6 +192,11 @@ class LogScreen(ApplicableKeys, Screen[None]):
                 self._show_count()
             self._show_sub()
         self._show_title()
+        record = self._record
+        lost = None if record is None else (record.log_lost_bytes, record.log_note)
+        if lost != self._lost:  # output lost since the last look (a full disk): say so now
+            self._lost = lost
+            self._show_sub()
 
     # -- header lines ------------------------------------------------------------------
     def _show_title(self, force: bool = False) -> None:
@@ -252,7 +260,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
         if self._tail is None:
             return ""
         view = self.view
-        return tail_note(self._tail, view.line_count + bool(view.partial), view.base)
+        tail = self._tail
+        if self._record is not None:  # output lost since the open (a full disk) is named now
+            tail = dataclasses.replace(tail, note=lost_note(self._record))
+        return tail_note(tail, view.line_count + bool(view.partial), view.base)
 
     def watch_following(self) -> None:
         self._show_sub()

@@ -88,7 +88,10 @@ def _planted(registry_dir: str, proc: subprocess.Popen, **fields) -> None:
     "fields",
     [
         {},  # an orphan of a dead session: the orphan kill
-        {"shimPid": dead_pid(), "shimToken": "not-a-shim"},  # a dead supervisor: the settle-gone kill
+        {
+            "shimPid": dead_pid(),
+            "shimToken": "not-a-shim",
+        },  # a dead supervisor: the settle-gone kill
         {"detached": True},  # adopted and reattached: then killed by hand
     ],
 )

@@ -104,3 +104,15 @@ async def test_bytes_rotated_away_are_named_apart_from_what_was_not_loaded(regis
             rotated = 400_000 - os.path.getsize(live) - os.path.getsize(previous)
             assert f"{rotated / 1024:.1f} KiB rotated away" in line, line
         await jm.kill(rec.id, "SIGKILL")
+
+
+async def test_a_full_disk_is_named_as_soon_as_the_record_says_so(source, log_dir):
+    """Issue 9.9: output the shim could not write is counted and the pane says why."""
+    write(f"{log_dir}/j1.log", ["kept"], "w")
+    app = Host(lambda: LogScreen(source, "j1", clock=frozen_clock))
+    async with app.run_test(size=(140, 30)) as pilot:
+        await opened(pilot)
+        assert "disk full" not in sub(app)
+        job = source.get("j1")
+        job.log_lost_bytes, job.log_note = 4096, "disk full"
+        assert await until(lambda: "4096 bytes lost: disk full" in sub(app)), sub(app)
