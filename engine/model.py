@@ -197,6 +197,19 @@ class JobEvent:
     last_line: str = ""
     log_bytes: int = 0
 
+    @classmethod
+    def of(cls, kind: str, record: JobRecord) -> JobEvent:
+        return cls(
+            kind,
+            record.id,
+            record.label,
+            record.status.value,
+            record.exit_code,
+            record.signal,
+            record.last_line,
+            record.log_bytes,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
