@@ -77,7 +77,7 @@ class Shim(EndingMixin):
         self.reported_lost = 0
         self.log_checked = 0.0
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
-        self.splice = hasattr(os, "splice") and procs.LINUX
+        self.splice = os.environ.get("JOBS_TUI_SPLICE") == "1" and hasattr(os, "splice")
 
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
@@ -149,10 +149,7 @@ class Shim(EndingMixin):
                 if self.splice:
                     moved = self.log.splice_from(self.out_fd, PIPE_SIZE)
                 else:
-                    data = os.read(self.out_fd, PIPE_SIZE)
-                    moved = len(data)
-                    if moved:
-                        self.log.write(data)
+                    moved = self.log.read_from(self.out_fd)
             except BlockingIOError:
                 return total
             except OSError as exc:
