@@ -78,11 +78,6 @@ class LogWriter:
             return self._fd < 0
         return False
 
-    def _drop(self, fd: int, limit: int) -> int:
-        data = os.read(fd, limit)  # BlockingIOError when nothing is there, as splice
-        self.lost_bytes += len(data)
-        return len(data)
-
     def _room(self) -> int:
         if self.max_bytes == 0:
             return 1 << 30
@@ -129,47 +124,31 @@ class LogWriter:
     def read_from(self, fd: int) -> int:
         """Read what `fd` holds into one reused buffer and append it; bytes read, 0 at end.
 
-        Raises BlockingIOError when nothing is ready. One buffer for the writer's life:
-        no bytes object per read, and a plain write() of it, which measured faster than
-        splice(2) into a regular file (README, Performance). Rotation happens inside
-        write(), at the exact byte, and only once more output has arrived.
+        Raises BlockingIOError (or the read's error) when nothing was read. One buffer for
+        the writer's life, no bytes object per read, and a plain write() of it, which
+        measured faster than splice(2) into a regular file (README, Performance). Reads
+        repeat until the source is empty or the buffer full, so a terminal's 2–4 KiB
+        reads become one write. Rotation happens inside write(), at the exact byte, and
+        only once more output has arrived.
         """
         if self._buffer is None:
             self._buffer = bytearray(self.chunk)
             self._view = memoryview(self._buffer)
-        got = os.readv(fd, (self._buffer,))
-        if got:
-            self.write(self._view[:got])  # on a full disk: dropped and counted
-        return got
-
-    def splice_from(self, fd: int, limit: int = MiB) -> int:
-        """Move up to `limit` bytes from pipe `fd` into the log without copying them (Linux).
-
-        Returns 0 at end of input. Raises BlockingIOError when nothing is ready. A full
-        segment rotates only once more output has arrived, so the end of a job's output
-        never leaves an empty live segment behind.
-        """
-        if self._dropping():
-            return self._drop(fd, limit)
-        if self.max_bytes and self.size >= self.max_bytes:
-            first = os.read(fd, 1)
-            if not first:
-                return 0
-            self.write(first)
-            return 1
-        room = self._room()
-        if self._fd < 0:  # a rotation found the disk full
-            return self._drop(fd, limit)
+        view = self._view
+        assert view is not None
+        filled = 0
         try:
-            moved = os.splice(fd, self._fd, min(room, limit))
-        except OSError as exc:
-            if exc.errno not in FULL:
+            while filled < self.chunk:
+                got = os.readv(fd, (view[filled:],))
+                if not got:
+                    break
+                filled += got
+        except OSError:
+            if not filled:
                 raise
-            self._full()
-            return self._drop(fd, limit)
-        self.size += moved
-        self.total += moved
-        return moved
+        if filled:
+            self.write(view[:filled])  # on a full disk: dropped and counted
+        return filled
 
     def reopen_if_unlinked(self) -> bool:
         """Start a fresh live segment if someone deleted ours; True if that happened."""
