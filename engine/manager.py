@@ -186,7 +186,12 @@ class JobManager:
         self._publish("job-finished", record)
 
     # -- queries -----------------------------------------------------------------
+    def find(self, job_id: str) -> JobRecord | None:
+        """The record if this session knows the job now (no look at peers' files)."""
+        return self.registry.get(job_id)
+
     def get(self, job_id: str) -> JobRecord:
+        """The record; a job started elsewhere since the last look is looked for first."""
         record = self.registry.get(job_id)
         if record is None:  # started elsewhere since the last look: look now
             self.registry.refresh_peers(now_ms(), force=True)

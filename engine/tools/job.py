@@ -99,7 +99,7 @@ async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
         return await dispatch(manager, call)
     except JobError as exc:
         details = _error(call.action, str(exc))
-        record = manager.registry.get(call.id) if call.id else None
+        record = manager.find(call.id) if call.id else None
         if record is not None:
             details["job"] = record.to_json()
         return details
