@@ -23,7 +23,7 @@ from jobs_tui.engine.callschema import (
     MIN_COLS,
     MIN_ROWS,
 )
-from jobs_tui.engine.model import KILL_SIGNALS as SIGNALS
+from jobs_tui.engine.protocol import KILL_SIGNALS as SIGNALS
 
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .model import ACTIONS, KILL_SIGNALS
+from .model import ACTIONS
+from .paths import MAX_JOB_NUMBER as MAX_JOB_NUMBER  # ids are j1..j999999999
+from .protocol import KILL_SIGNALS
 from .schemacheck import explain, quote
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -31,7 +33,6 @@ MAX_START_TIMEOUT_MS = 24 * 60 * 60 * 1000
 MAX_WAIT_MS = 600_000
 DEFAULT_WAIT_MS = 30_000
 MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
-MAX_JOB_NUMBER = 999_999_999  # ids are j1..j999999999
 MAX_SAFE_INTEGER = 2**53 - 1  # the bound of a field that is otherwise only clamped
 
 START_TIMEOUT: dict[str, Any] = {"minimum": 1, "maximum": MAX_START_TIMEOUT_MS}  # start's

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from .paths import is_job_id
+from .protocol import KILL_SIGNALS as KILL_SIGNALS  # defined once, in the protocol
 
 
 def now_ms() -> int:
@@ -36,7 +37,6 @@ class EndReason(StrEnum):
     OWNER_GONE = "owner-gone"
 
 
-KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
 ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
 
 # (python attribute, JSON key, accepted JSON types, may be null)

@@ -55,6 +55,9 @@ EV_LOG_LOST = "log-lost"
 EV_EXIT = "exit"
 EV_GONE = "gone"
 
+# The signals a kill may send, in every vocabulary (the schemas' enum, the CLI's --signal).
+KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
+
 # Set (to anything) in a session's environment: its shims poll their owner instead of
 # watching a pidfd, as they must where `os.pidfd_open` is missing (macOS). For tests.
 ENV_OWNER_POLL = "JOBS_TUI_OWNER_POLL"
@@ -131,7 +134,7 @@ if TYPE_CHECKING:
 
     class KillRequest(TypedDict):
         op: Literal["kill"]
-        signal: str  # SIGTERM, SIGKILL or SIGINT
+        signal: str  # one of KILL_SIGNALS
         graceMs: NotRequired[int | None]  # default: the spec's killGraceMs
         reason: NotRequired[str]  # kill (default), owner-gone
 
