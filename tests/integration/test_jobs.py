@@ -221,3 +221,29 @@ async def test_page_says_its_first_line_and_log_end_is_where_new_output_starts(j
     assert end == 8
     assert (await jm.read_since(rec.id, end)).text == ""  # only what comes next
     await jm.kill(rec.id, "SIGKILL")
+
+
+async def test_typed_methods_refuse_bad_arguments_naming_the_field_and_do_nothing(
+    jm: JobManager,
+):
+    from jobs_tui.engine import InvalidArgument
+
+    rec = await jm.start("sleep 30", stdin=True)
+    before = [r.id for r in jm.jobs()]
+    bad = [
+        (jm.start("   "), "command"),
+        (jm.start("true", timeout_ms=0), "timeoutMs"),
+        (jm.start("true", tty=True, cols=5), "cols"),
+        (jm.start("true", cwd="/no/such/dir"), "cwd"),
+        (jm.kill(rec.id, "SIGFOO"), "signal"),
+        (jm.logs(rec.id, lines=0), "lines"),
+        (jm.send(rec.id, None), "input"),
+        (jm.resize(rec.id, 10**6, 24), "id"),  # not a terminal job: refused, not invalid
+    ]
+    for call, field in bad:
+        with pytest.raises(JobError) as caught:
+            await call
+        assert caught.value.field == field, (field, caught.value)
+        assert isinstance(caught.value, InvalidArgument) == (field != "id"), field
+    assert [r.id for r in jm.jobs()] == before and jm.get(rec.id).running
+    await jm.kill(rec.id, "SIGKILL")
