@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from .logwriter import LogWriter
+from .protocol import base_of
 from .safefiles import UnsafeFile, open_regular
 
 MiB = 1024 * 1024
@@ -354,7 +355,7 @@ def read_since(live: str, previous: str, offset: int, cap: int) -> SinceRead:
     for attempt in range(100):
         pair = open_pair(live, previous)
         try:
-            base = _read_base(live + ".base")
+            base = _read_base(base_of(live))
             if pair.live is not None and base is not None:
                 if base[0] != os.fstat(pair.live.fd).st_ino:
                     time.sleep(0.0005 * (attempt + 1))  # a rotation between open and base
