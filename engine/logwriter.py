@@ -11,7 +11,8 @@ import errno
 import os
 import time
 
-from .protocol import base_of
+from .protocol import base_of, times_of
+from .timeindex import TimeIndexWriter, unlink_quietly
 
 MiB = 1024 * 1024
 _FILE_MODE = 0o600
@@ -39,6 +40,7 @@ class LogWriter:
         self._view: memoryview | None = None
         self._fd = -1
         self._fd = self._open()
+        self.times = TimeIndexWriter(times_of(live))
 
     def _open(self) -> int:
         try:
@@ -60,7 +62,7 @@ class LogWriter:
             if exc.errno not in FULL:
                 raise
             self._full()
-            _unlink(tmp)
+            unlink_quietly(tmp)
         return fd
 
     # -- a full disk: the job must never stall or die because its log cannot grow ----------
@@ -88,6 +90,7 @@ class LogWriter:
         return self.max_bytes - self.size
 
     def rotate(self) -> None:
+        self.times.drop_before(self.total - self.size)  # where the segment kept starts
         if self._fd >= 0:
             os.close(self._fd)
         self._fd = -1
@@ -106,6 +109,8 @@ class LogWriter:
 
     def write(self, data: bytes | memoryview) -> None:
         view = memoryview(data)
+        if view and self.retry_at is None:
+            self.times.note(self.total)
         try:
             while view:
                 if self._dropping():
@@ -184,13 +189,7 @@ class LogWriter:
         return b"".join(parts)
 
     def close(self) -> None:
+        self.times.close()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

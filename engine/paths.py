@@ -8,7 +8,7 @@ import re
 import stat
 from pathlib import Path
 
-from .protocol import base_of, previous_of
+from .protocol import base_of, previous_of, times_of
 
 ENV_REGISTRY_DIR = "JOBS_TUI_REGISTRY_DIR"
 ENV_CONFIG = "JOBS_TUI_CONFIG"
@@ -25,7 +25,9 @@ LEGACY_REGISTRY = "registry.json"
 CLAIM = ".adopting-"  # `registry-<h>.json.adopting-<claimer's hash>`: a claim for adoption
 CORRUPT = ".corrupt-"  # `<name>.corrupt-<ms>`: a quarantined file, kept for a person
 # Every file a job may leave in the registry directory (and its socket, when it is there).
-_JOB_FILE = re.compile(r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|status|end|lock|sock)\Z")
+_JOB_FILE = re.compile(
+    r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|log\.time|status|end|lock|sock)\Z"
+)
 
 
 def project_key(cwd: str | os.PathLike[str]) -> str:
@@ -158,6 +160,10 @@ class RegistryPaths:
         """`<inode> <offset>`: where the live segment starts in the job's whole output."""
         return Path(base_of(str(self.log(job_id))))
 
+    def log_times(self, job_id: str) -> Path:
+        """When the job's output was written (timeindex): offset/time records."""
+        return Path(times_of(str(self.log(job_id))))
+
     def status(self, job_id: str) -> Path:
         return self.root / f"{job_id}.status"
 
@@ -178,6 +184,7 @@ class RegistryPaths:
             self.log(job_id),
             self.previous_log(job_id),
             self.log_base(job_id),
+            self.log_times(job_id),
             self.status(job_id),
             self.end(job_id),
             self.lock(job_id),

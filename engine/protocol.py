@@ -36,6 +36,7 @@ Files: `spec["end"]` holds the `ExitFields` as JSON, then `spec["status"]` the e
 alone (code, or -N for signal N). Beside the live log `spec["log"]`, `base_of(log)` says
 where it starts in the whole output (`<inode> <offset>`, see logwriter); a rotation
 renames it to `spec["previous"]` (`previous_of(log)` for a session's own jobs).
+`times_of(log)` says when the output was written (offset/time records, see timeindex).
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def previous_of(live: str) -> str:
 def base_of(live: str) -> str:
     """The file that says where the live log `live` starts in the job's whole output."""
     return live + ".base"
+
+
+def times_of(live: str) -> str:
+    """When the job's output was written: offset/time records beside the live log `live`."""
+    return live + ".time"
 
 
 def exit_info_fields(message: dict) -> tuple:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shlex
 import sys
@@ -239,3 +240,26 @@ async def test_a_follower_resumes_exactly_where_the_tail_ended_across_a_rotation
         # The segment the tail ended in is .log.1 now: its rest, then the new live one.
         assert got == more.encode()
         assert (log.parent / (log.name + ".1")).stat().st_size == 64
+
+
+@pytest.mark.timeout(30)
+async def test_the_time_index_dates_each_line_of_a_real_job_and_goes_with_clear(
+    tmp_path: Path,
+) -> None:
+    """Three lines 0.4 s apart: each is dated within its own slice of the job's life."""
+    from jobs_tui.engine.timeindex import parse, time_at
+
+    async with manager(tmp_path) as jm:
+        before = time.time() * 1000
+        rec = await jm.start("for i in 1 2 3; do echo line$i; sleep 0.4; done")
+        rec = await jm.wait(rec.id, timeout_ms=20_000)
+        after = time.time() * 1000
+        times_path = jm.paths.log_times(rec.id)
+        records = parse(times_path.read_bytes())
+        data = Path(rec.log_path).read_bytes()
+        stamps = [time_at(records, data.index(b"line%d" % i)) for i in (1, 2, 3)]
+        assert all(s is not None and before - 1000 <= s <= after for s in stamps), stamps
+        gaps = [b - a for a, b in itertools.pairwise(stamps)]
+        assert all(300 <= gap <= 1500 for gap in gaps), gaps
+        await jm.clear(rec.id)
+        assert not times_path.exists()

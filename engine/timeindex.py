@@ -1,0 +1,138 @@
+"""When each part of a job's output was written: a small index beside its log.
+
+`times_of(log)` holds fixed 16-byte records (absolute byte offset, wall-clock ms),
+little-endian, in the offsets `<id>.log.base` uses, so they survive rotation. The shim
+appends one when output arrives at least `INTERVAL_MS` after the last record: the time
+of a byte is that of the last record at or before it, early by at most `INTERVAL_MS`.
+The index stays small whatever the job does: records of bytes rotated away are dropped
+at each rotation, and when a slow, long-lived job still fills `MAX_RECORDS`, every other
+record goes (the resolution halves, the size stays bounded).
+
+Stdlib only: the shim imports the writer. Readers take what they can: a torn last
+record, a wrong size or offsets out of order end the index there, never a read.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from array import array
+from bisect import bisect_right
+
+RECORD = struct.Struct("<QQ")
+INTERVAL_MS = 100
+MAX_RECORDS = 8192  # 128 KiB on disk
+MAX_FILE_BYTES = MAX_RECORDS * RECORD.size
+_FILE_MODE = 0o600
+
+
+class TimeIndexWriter:
+    """The shim's side: `note(offset)` before each write of output; never raises."""
+
+    def __init__(self, path: str, clock=time.time) -> None:
+        self.path = path
+        self.clock = clock
+        self.interval_ms = INTERVAL_MS
+        self.pairs = array("Q")  # offset, ms, offset, ms, ...
+        self.last_ms = -INTERVAL_MS
+        self.fd = self._open(os.O_TRUNC)
+
+    def _open(self, extra: int = 0) -> int:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | extra
+        try:
+            return os.open(self.path, flags, _FILE_MODE)
+        except OSError:  # a full disk, a vanished directory: the log matters, not this
+            return -1
+
+    def note(self, offset: int) -> None:
+        now = int(self.clock() * 1000)
+        if now - self.last_ms < self.interval_ms:
+            return
+        now = max(now, self.last_ms)  # a clock stepped back: times never decrease
+        self.last_ms = now
+        self.pairs.extend((offset, now))
+        if len(self.pairs) // 2 > MAX_RECORDS:
+            self._thin()
+            return
+        if self.fd >= 0:
+            try:
+                os.write(self.fd, RECORD.pack(offset, now))
+            except OSError:
+                pass  # the next rewrite (rotation, thinning) catches up
+
+    def drop_before(self, start: int) -> None:
+        """The bytes before `start` were rotated away: keep the record that dates `start`."""
+        offsets = self.pairs[0::2]
+        keep = max(0, bisect_right(offsets, start) - 1)
+        if keep:
+            del self.pairs[: 2 * keep]
+            self._rewrite()
+
+    def _thin(self) -> None:
+        pairs = self.pairs
+        kept = array("Q")
+        for i in range(0, len(pairs), 4):  # every other record, the first one kept
+            kept.extend(pairs[i : i + 2])
+        self.pairs = kept
+        self.interval_ms *= 2
+        self._rewrite()
+
+    def _rewrite(self) -> None:
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, _FILE_MODE)
+            try:
+                os.write(fd, _pack(self.pairs))
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+        except OSError:
+            unlink_quietly(tmp)
+            return
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.fd = self._open()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _pack(pairs: array) -> bytes:
+    if array("Q", [1]).tobytes() == (1).to_bytes(8, "little"):
+        return pairs.tobytes()
+    return b"".join(RECORD.pack(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2))
+
+
+def unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+# -- the readers' side -------------------------------------------------------------------
+def parse(data: bytes) -> list[tuple[int, int]]:
+    """The records in `data`, up to the first one out of order or torn."""
+    records: list[tuple[int, int]] = []
+    usable = len(data) - len(data) % RECORD.size
+    for offset, ms in RECORD.iter_unpack(data[:usable]):
+        if records and (offset < records[-1][0] or ms < records[-1][1]):
+            break
+        records.append((offset, ms))
+    return records
+
+
+def time_at(records: list[tuple[int, int]], offset: int) -> int | None:
+    """Wall-clock ms at which the byte at `offset` was written (None: not indexed)."""
+    i = bisect_right(records, (offset, 1 << 64)) - 1
+    return records[i][1] if i >= 0 else None
+
+
+def offset_since(records: list[tuple[int, int]], ms: int) -> int | None:
+    """The first offset written at or after `ms` (None: nothing written since then)."""
+    times = [t for _, t in records]
+    i = bisect_right(times, ms - 1)
+    return records[i][0] if i < len(records) else None
