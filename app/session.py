@@ -53,7 +53,7 @@ async def open_manager(session: str | None, registry_dir: str | None) -> JobMana
 
     manager = cli_manager(session, registry_dir)
     try:
-        await manager.open()
+        await manager.open(attach=False)  # a job is attached only when the verb needs it
     except (OSError, JobError) as exc:
         if isinstance(exc, JobError) and exc.field != "registry_dir":
             raise

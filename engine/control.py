@@ -91,7 +91,7 @@ class ControlMixin:
             raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
         if not record.stdin:
             raise Refused(f"{record.id} was not started with stdin; nothing was sent.", "id")
-        link = self._links.get(record.id)
+        link = await self._link_for(record)
         if link is None:
             raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
         encoded = base64.b64encode(data).decode()
@@ -121,7 +121,7 @@ class ControlMixin:
         if not record.tty:
             raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
         check_size(cols, rows)
-        link = self._links.get(record.id)
+        link = await self._link_for(record)
         reply: dict[str, Any] = {}
         if link is not None:
             with contextlib.suppress(LinkClosed, TimeoutError):
@@ -144,6 +144,8 @@ class ControlMixin:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            if job_id not in self._links:
+                await self._link_for(record)  # attach=False: attached when waited on
             event = self._finished.get(job_id)
             if event is not None and job_id in self._links:
                 with contextlib.suppress(TimeoutError):
@@ -173,7 +175,7 @@ class ControlMixin:
             await self.adopt(record.id)
             adopted = True
             record = self.get(record.id)
-        link = self._links.get(record.id)
+        link = await self._link_for(record)
         if not record.running:
             return await self._kill_leftovers(record, call.signal, adopted)
         if link is None:  # no supervisor to ask (another tool's job): signal the group

@@ -84,6 +84,10 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         self._persist_pending = False
         self._launching: set[str] = set()  # ids this process is starting right now
         self._attaching: dict[str, asyncio.Task[bool]] = {}
+        self._attach_all = True  # open(attach=False): each job is attached when it is needed
+        self._marker_written = False
+        if persistent:  # its marker matters only while it claims a dead session's file
+            self.registry.before_claim = self._write_marker
 
     # -- lifecycle ---------------------------------------------------------------
     async def __aenter__(self) -> JobManager:
@@ -93,7 +97,15 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
     async def __aexit__(self, *_exc: object) -> None:
         await self.close()
 
-    async def open(self) -> None:
+    async def open(self, *, attach: bool = True) -> None:
+        """Load the registry, settle what ended, adopt dead sessions' jobs, start the loops.
+
+        `attach=False` (a short call such as the command line's): no shim is connected
+        up front; liveness is checked by pid and start token, so a dead shim's job is
+        still settled and swept, and a job is attached only when something needs it
+        (`wait`, `send`, `resize`, `kill` of that job). Nothing is written unless
+        something changed.
+        """
         if self._opened:
             return
         try:
@@ -101,9 +113,12 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         except UnsafeRegistryDir as exc:
             raise JobError(str(exc), "registry_dir") from exc
         self._opened = True
-        # The marker first: a peer must never see our file without seeing us alive.
+        self._attach_all = attach
+        # The marker first: a peer must never see our file without seeing us alive (a
+        # persistent session's file says so itself: it writes its marker when it claims).
         # On a full disk neither write is fatal (reads must work); both are retried.
-        self._write_marker()
+        if not self.persistent:
+            self._write_marker()
         try:
             self.problems += self.registry.load(now_ms())
         except OSError as exc:  # adopting a dead session's file needs a write: later
@@ -145,7 +160,8 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
             await link.close()
         self._links.clear()
         self._persist()
-        sessions.remove_marker(self.paths, self.session_id)
+        if self._marker_written:
+            sessions.remove_marker(self.paths, self.session_id)
         if not self.persistent:  # only this process wrote our file: its lock goes too
             self.registry.lock_path.unlink(missing_ok=True)
 
@@ -162,12 +178,14 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         interval = min(self.config.session_ttl_ms / 3, 5000) / 1000
         while True:
             await asyncio.sleep(interval)
-            self._write_marker()
+            if self._marker_written or not self.persistent:
+                self._write_marker()
             self._persist_if_dirty()
 
     def _write_marker(self) -> None:
         try:
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
+            self._marker_written = True
         except OSError as exc:
             self._note_unwritable(exc)
 

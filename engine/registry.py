@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 try:
@@ -92,6 +92,7 @@ class Registry:
         self._pruned_here = 0  # pruned by this process since it last wrote
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
         self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
+        self.before_claim: Callable[[], object] | None = None  # called before a claim's rename
 
     @property
     def own_path(self) -> Path:
@@ -143,9 +144,10 @@ class Registry:
                     fresh.append(self.problems[-1])
         self._on_disk = set(self._own)
         self._dirty = (
-            own is None
-            or own.lossy  # write it clean once its original is kept
-            or own.unknown.get("persistent", False) is not self.persistent
+            # A live session's file shows it is there; a persistent one waits for a record.
+            (own is None and not self.persistent)
+            or (own is not None and own.lossy)  # write it clean once its original is kept
+            or (own is not None and own.unknown.get("persistent", False) is not self.persistent)
         )
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
@@ -210,6 +212,8 @@ class Registry:
         mine = session_hash(self.session_id)
         base = claim_base(file.path.name)
         claim = file.path.with_name(f"{base}.adopting-{mine}")
+        if self.before_claim is not None:
+            self.before_claim()  # e.g. a persistent session's marker: a peer sees us alive
         try:
             if file.path != claim:
                 os.rename(file.path, claim)

@@ -63,6 +63,9 @@ class SupervisionMixin:
             if record.id in self._links or record.id in self._launching:
                 continue
             if record.pid is None and record.shim_pid is None:
+                lazy = not self._attach_all and record.id not in adopted
+                if lazy and launching(record, now_ms()):
+                    continue  # the call starting it fills its pids in
                 await self._reconcile_launching(record, record.id in adopted)
                 continue
             info = read_exit(self.paths, record.id, record.status_path)
@@ -75,8 +78,16 @@ class SupervisionMixin:
                 self._settle_gone(record)
             elif action is Plan.KILL_ORPHAN:
                 await self._kill_orphan(record)
-            elif action is Plan.REATTACH:
-                await self._attach(record)
+            elif action is Plan.REATTACH and self._attach_all:
+                await self._attach(record)  # else (attach=False): when something needs it
+
+    async def _link_for(self: JobManager, record: JobRecord) -> ShimLink | None:
+        """The job's shim link; a session opened with attach=False attaches to it now."""
+        link = self._links.get(record.id)
+        if link is None and not self._attach_all and record.running and self.is_own(record):
+            await self._attach(record)
+            link = self._links.get(record.id)
+        return link
 
     async def _reconcile_launching(self: JobManager, record: JobRecord, adopted: bool) -> None:
         """A record written before its shim reported ready (its caller died, or is slow).
