@@ -12,9 +12,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Any, NoReturn
 
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
 GLOBAL_VALUE_FLAGS = ("--registry-dir", "--session")
@@ -100,17 +103,32 @@ VERBS: dict[str, str] = {
 }
 
 
-def top_parser() -> Parser:
+def top_parser(verbs: bool = True) -> Parser:
+    """The options before the verb; `verbs=False` leaves out the list --help shows."""
     parser = Parser(prog="jobs-tui", description=DESCRIPTION, epilog=EPILOG)
     _globals(parser, None)
     parser.add_argument(
         "--demo", action="store_true", help="start a few sample jobs, then open the screen"
     )
     parser.add_argument("--json", action="store_true", help="print the call's result as JSON")
-    sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name, text in VERBS.items():  # listed for --help; each verb parses with its own
-        sub.add_parser(name, help=text)
+    if verbs:
+        sub = parser.add_subparsers(dest="verb", metavar="VERB")
+        for name, text in VERBS.items():  # listed for --help; each verb parses with its own
+            sub.add_parser(name, help=text)
     return parser
+
+
+def _globals_before(words: list[str]) -> argparse.Namespace:
+    """The options before the verb. Parsing them needs no list of verbs (it costs a short
+    call a few ms to build), unless they ask for help or are wrong: then the whole one."""
+    if not words:
+        return argparse.Namespace(registry_dir=None, session=None, demo=False, json=False)
+    if not any(w in ("-h", "--help") or w.startswith("--h") for w in words):
+        try:
+            return top_parser(verbs=False).parse_args(words)
+        except UsageError:
+            pass  # said again below, with the whole usage
+    return top_parser().parse_args(words)
 
 
 def verb_parser(name: str) -> Parser:
@@ -247,10 +265,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if "--" in argv:
         cut = argv.index("--")
         argv, words = argv[:cut], argv[cut + 1 :]
-    top = top_parser()
     at = _verb_index(argv)
     if at is None:
-        args = top.parse_args(argv)
+        args = top_parser().parse_args(argv)
         verb = None
     else:
         verb = argv[at]
@@ -258,9 +275,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
             raise UsageError(
                 f"unknown verb {quote(verb)}; one of: {', '.join(VERBS)}",
                 field="VERB",
-                usage=top.format_usage(),
+                usage=top_parser().format_usage(),
             )
-        args = top.parse_args(argv[:at])
+        args = _globals_before(argv[:at])
         parser = verb_parser(verb)
         parser.parse_intermixed_args(argv[at + 1 :], namespace=args)
     args.verb = verb

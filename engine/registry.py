@@ -93,6 +93,10 @@ class Registry:
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
         self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
         self.before_claim: Callable[[], object] | None = None  # called before a claim's rename
+        # A glance (engine.glance) reads without changing anything: what a load would
+        # change (an adoption, its own file kept and rewritten) is only noted in `due`.
+        self.read_only = False
+        self.due: list[str] = []
 
     @property
     def own_path(self) -> Path:
@@ -138,7 +142,9 @@ class Registry:
             for record in own.jobs:
                 self._own[record.id] = clone_record(record)
             self._written, self._disk_raw = own.key, own.raw
-            if own.lossy:  # our next write would drop what could not be read: keep it
+            if own.lossy and self.read_only:
+                self.due.append(f"{own.path.name}: rewrite")
+            elif own.lossy:  # our next write would drop what could not be read: keep it
                 kept = quarantine(self.own_path, copy=True)
                 if kept and self.report(f"{own.path.name}: kept as {kept.name}"):
                     fresh.append(self.problems[-1])
@@ -178,8 +184,11 @@ class Registry:
             if file.path == self.own_path:
                 continue
             self.counter = max(self.counter, file.counter)
-            if self._adoptable(file, now_ms) and self._adopt(file):
-                continue
+            if self._adoptable(file, now_ms):
+                if self.read_only:
+                    self.due.append(f"{file.path.name if file.path else '?'}: adopt")
+                elif self._adopt(file):
+                    continue
             for record in file.jobs:
                 if record.id in self._own:
                     continue
@@ -438,6 +447,11 @@ class Registry:
 
     def mark_dirty(self) -> None:
         self._dirty = True
+
+    @property
+    def dirty(self) -> bool:
+        """Something of ours is not written yet."""
+        return self._dirty
 
     def persist_if_dirty(self) -> None:
         if self._dirty:

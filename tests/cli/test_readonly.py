@@ -143,3 +143,64 @@ def test_a_dead_sessions_jobs_are_adopted_by_a_read(cli: Cli, registry_dir: str)
     assert listed[attached["id"]]["status"] == "killed"  # it died with its session
     assert listed[detached["id"]]["status"] == "running" and not gone(detached["pid"])
     assert not any(n.startswith("registry-") and "adopting" in n for n in os.listdir(registry_dir))
+
+
+# -- the quick way: `list` and `status` without an event loop ------------------------------
+
+MODULES = (
+    "import sys\n"
+    "from jobs_tui.app.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "heavy = sorted(m for m in sys.modules if m in ('asyncio', 'jobs_tui.engine.manager'))\n"
+    "print('HEAVY', heavy, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def heavy_modules(cli: Cli, *words: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", MODULES, *words],
+        capture_output=True,
+        text=True,
+        env=cli.env(),
+        cwd=cli.cwd,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return next(x for x in done.stderr.splitlines() if x.startswith("HEAVY")).split(" ", 1)[1]
+
+
+def test_list_and_status_of_a_session_with_nothing_to_do_load_no_event_loop(cli: Cli):
+    start(cli, "sleep 60")
+    assert start(cli, "sleep 0.5; exit 4")["status"] == "running"  # ends after the call
+    assert until((Path(cli.registry_dir) / "j2.status").exists)
+    # j2 ended while no call ran: the next call settles it, on an open session.
+    assert heavy_modules(cli, "list") == "['asyncio', 'jobs_tui.engine.manager']"
+    for words in (("list",), ("list", "--all", "--json"), ("status", "j1"), ()):
+        assert heavy_modules(cli, *words) == "[]", words
+    # A finish nobody reported yet is marked reported by `status`: a write, the long way.
+    assert heavy_modules(cli, "status", "j2") == "['asyncio', 'jobs_tui.engine.manager']"
+    assert heavy_modules(cli, "status", "j2") == "[]"
+    assert cli("status", "j9").code == 3  # unknown here: the session looks again, then says so
+
+
+def test_a_glance_changes_nothing_even_when_the_session_has_something_to_do(
+    cli: Cli, registry_dir: str
+):
+    from jobs_tui.engine.glance import Glance
+
+    from ..integration.test_registry_faults import reference_record, write_session
+
+    start(cli, "sleep 60")
+    dead = reference_record("j5", registry_dir, "gone", status="running", pid=None)
+    write_session(registry_dir, "gone", [dead], pid=None)  # a dead session: to adopt
+    before = snapshot(registry_dir)
+    view = Glance(cli.cwd, "cli", registry_dir=registry_dir)
+    assert view.load() is False and any("adopt" in why for why in view.due)
+    assert changes(before, snapshot(registry_dir)) == []
+    listed = {j["id"]: j for j in cli.ok("list", "--json").json()["jobs"]}
+    assert listed["j5"]["sessionId"] == "cli" and listed["j5"]["status"] != "running"
+    assert Glance(cli.cwd, "cli", registry_dir=registry_dir).load() is True  # done: glance
