@@ -37,6 +37,7 @@ OUTPUT_EVENT_S = 0.25  # the output tail and byte counts reach sessions at most 
 TAIL_BYTES = 2048
 COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
+TTY_CAPACITY = 4096  # what a terminal holds before its writer blocks (N_TTY's read buffer)
 PENDING_STDIN_MAX = 1 << 20
 
 
@@ -77,7 +78,7 @@ class Shim(EndingMixin):
         self.reported_lost = 0
         self.log_checked = 0.0
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
-        self.splice = hasattr(os, "splice") and procs.LINUX
+        self.capacity = PIPE_SIZE  # bytes the job can write before it blocks on us
 
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
@@ -87,7 +88,7 @@ class Shim(EndingMixin):
         job = spawn_pty(spec) if self.tty else spawn_pipes(spec)
         self.child_pid, self.out_fd, self.pty_fd = job.pid, job.out_fd, job.pty_fd
         if self.tty:
-            self.splice = False  # splice needs a pipe on one side; a PTY master is not one
+            self.capacity = TTY_CAPACITY
         os.set_blocking(self.out_fd, False)
         self.sel.register(self.out_fd, selectors.EVENT_READ, "out")
         if job.in_fd >= 0:
@@ -146,19 +147,10 @@ class Shim(EndingMixin):
         total = 0
         while True:
             try:
-                if self.splice:
-                    moved = self.log.splice_from(self.out_fd, PIPE_SIZE)
-                else:
-                    data = os.read(self.out_fd, PIPE_SIZE)
-                    moved = len(data)
-                    if moved:
-                        self.log.write(data)
+                moved = self.log.read_from(self.out_fd)
             except BlockingIOError:
                 return total
             except OSError as exc:
-                if exc.errno == errno.EINVAL and self.splice:
-                    self.splice = False
-                    continue
                 if exc.errno != errno.EIO:  # EIO: every holder of the PTY slave has closed it
                     raise
                 moved = 0
@@ -175,8 +167,8 @@ class Shim(EndingMixin):
         """Drain; while the job only trickles, let output gather before the next wake-up.
 
         Small drains on average mean many wake-ups for little data: then reading pauses,
-        never longer than the pipe takes to fill a quarter at the job's rate, since a
-        full pipe would stall the job. A fast writer's drains are large: no pause.
+        never longer than the pipe (or terminal) takes to fill a quarter at the job's
+        rate, since a full one would stall the job. A fast writer's drains are large: no pause.
         """
         if self.out_fd < 0:  # closed by the exit path earlier in this same select batch
             return
@@ -188,7 +180,7 @@ class Shim(EndingMixin):
         self.drain_avg = 0.75 * self.drain_avg + 0.25 * moved
         if self.drain_avg < COALESCE_BYTES:
             rate = moved / max(since, 1e-6)
-            pause = min(COALESCE_S, PIPE_SIZE / 4 / rate) if rate else COALESCE_S
+            pause = min(COALESCE_S, self.capacity / 4 / rate) if rate else COALESCE_S
             if pause > 0.0002:
                 self.sel.unregister(self.out_fd)
                 self.out_resume_at = now + pause

@@ -6,9 +6,10 @@ beside a baseline measured in the same run, and only gross sanity is asserted.
 Environment (all optional):
 
   JOBS_TUI_BENCH_BYTES        bytes per throughput / memory / tail job (default 1G)
-  JOBS_TUI_BENCH_PAIRS        measured engine/shell pairs per workload (default 5)
+  JOBS_TUI_BENCH_PAIRS        measured runs per side and workload (default 6)
+  JOBS_TUI_BENCH_PTY_BYTES    bytes per terminal (PTY) throughput job (default 256M)
   JOBS_TUI_BENCH_SMALL_BYTES  bytes of 80-byte flushed lines (default 32M)
-  JOBS_TUI_BENCH_SMALL_PAIRS  measured pairs for the small-writes benchmark (default 3)
+  JOBS_TUI_BENCH_SMALL_PAIRS  measured runs per side for the small-writes benchmark (default 6)
   JOBS_TUI_BENCH_RUNS         latency runs (default 30)
   JOBS_TUI_BENCH_TAIL_READS   tail reads (default 50)
 
@@ -57,9 +58,11 @@ def env_int(name: str, default: int) -> int:
 
 
 BENCH_BYTES = env_size("JOBS_TUI_BENCH_BYTES", GiB)
-BENCH_PAIRS = max(1, env_int("JOBS_TUI_BENCH_PAIRS", 5))
+BENCH_PAIRS = max(1, env_int("JOBS_TUI_BENCH_PAIRS", 6))
+PTY_BYTES = env_size("JOBS_TUI_BENCH_PTY_BYTES", min(BENCH_BYTES, 256 * MiB))
+SETTLE_S = 0.3  # pause after os.sync() before a timed run
 SMALL_BYTES = env_size("JOBS_TUI_BENCH_SMALL_BYTES", 32 * MiB)
-SMALL_PAIRS = max(1, env_int("JOBS_TUI_BENCH_SMALL_PAIRS", 3))
+SMALL_PAIRS = max(1, env_int("JOBS_TUI_BENCH_SMALL_PAIRS", 6))
 LATENCY_RUNS = max(3, env_int("JOBS_TUI_BENCH_RUNS", 30))
 TAIL_READS = max(3, env_int("JOBS_TUI_BENCH_TAIL_READS", 50))
 
@@ -70,6 +73,18 @@ STATE: dict[str, Any] = {}
 # -- statistics ---------------------------------------------------------------------
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def spread(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
+    """`min 0.41 / med 0.44 / max 0.52 s`: what a median hides."""
+    low, mid, high = (v * scale for v in (min(values), median(values), max(values)))
+    return f"min {low:.3f} / med {mid:.3f} / max {high:.3f} {unit}"
+
+
+def settle_disk() -> None:
+    """Before every timed run: the previous run's writeback must not land on this one."""
+    os.sync()
+    time.sleep(SETTLE_S)
 
 
 def p95(values: list[float]) -> float:
@@ -304,11 +319,13 @@ class EngineBench:
         command: str,
         during: Callable[[Any], Awaitable[Any]] | None = None,
         timeout_s: float = 900.0,
+        *,
+        tty: bool = False,
     ) -> tuple[EngineRun, Any]:
         """Start `command`, wait for it, collect its shim; returns the run and `during`'s result."""
         cpu0 = caller_cpu_s()
         t0 = time.perf_counter()
-        record = await self.jm.start(command)
+        record = await self.jm.start(command, tty=tty)
         t_started = time.perf_counter()
         started_status = record.status.value  # a very short job may be over already
         task = asyncio.get_running_loop().create_task(during(record)) if during else None

@@ -29,6 +29,7 @@ from benchlib import (
     BENCH_BYTES,
     BENCH_PAIRS,
     LATENCY_RUNS,
+    PTY_BYTES,
     ROTATE_BYTES,
     SMALL_BYTES,
     SMALL_PAIRS,
@@ -48,6 +49,8 @@ from benchlib import (
     publish,
     read_status_kib,
     remove_logs,
+    settle_disk,
+    spread,
 )
 
 from jobs_tui.engine import Config, JobManager
@@ -93,26 +96,39 @@ def run_shell(command: str, path: Path, expected: int) -> float:
 
 
 # -- 1. throughput ------------------------------------------------------------------
+# The method (README, Performance): every timed run starts after os.sync() and a short
+# pause, so one run's writeback never lands on the next; the two sides alternate which
+# goes first; the ratio is taken of the two sides' medians, and min/median/max are shown.
+def timed_shell(command: str, path: Path, expected: int) -> float:
+    settle_disk()
+    return run_shell(command, path, expected)
+
+
+async def timed_engine(bench: EngineBench, command: str, *, tty: bool = False) -> EngineRun:
+    settle_disk()
+    run, _ = await bench.run(command, tty=tty)
+    return run
+
+
 @pytest.mark.parametrize("workload", list(WORKLOADS))
 async def test_throughput(workload: str, bench_root: Path) -> None:
-    """1 GiB through the engine (8 MiB rotation) vs `sh -c 'CMD > file'`, alternating pairs."""
+    """1 GiB through the engine (8 MiB rotation) vs `sh -c 'CMD > file'`, both orders."""
     command = WORKLOADS[workload]
     out = bench_root / f"shell-{workload}.out"
-    pairs: list[tuple[float, EngineRun]] = []
-    print(
-        f"\n[throughput:{workload}] {human_bytes(N)} x {BENCH_PAIRS} pairs (+1 warm-up): {command}"
-    )
+    shells: list[float] = []
+    runs: list[EngineRun] = []
+    print(f"\n[throughput:{workload}] {human_bytes(N)} x {BENCH_PAIRS} per side: {command}")
     async with manager(bench_root, workload) as jm:
         bench = EngineBench(jm)
         previous_live: str | None = None
-        for index in range(BENCH_PAIRS + 1):
+        for index in range(BENCH_PAIRS + 1):  # index 0 warms both sides up
             engine_first = index % 2 == 1
             if engine_first:
-                run, _ = await bench.run(command)
-                shell_s = run_shell(command, out, N)
+                run = await timed_engine(bench, command)
+                shell_s = timed_shell(command, out, N)
             else:
-                shell_s = run_shell(command, out, N)
-                run, _ = await bench.run(command)
+                shell_s = timed_shell(command, out, N)
+                run = await timed_engine(bench, command)
             record = run.record
             assert_exited_ok(record)
             assert record.log_bytes == N, (record.log_bytes, N)
@@ -120,58 +136,51 @@ async def test_throughput(workload: str, bench_root: Path) -> None:
             if previous_live:
                 remove_logs(previous_live)
             previous_live = record.log_path
-            label = "warm-up" if index == 0 else f"pair {index}"
+            label = "warm-up" if index == 0 else f"run {index}"
             print(
                 f"  {label:8} {'engine first' if engine_first else 'shell first '}  "
                 f"shell {shell_s:6.3f}s {mib_s(N, shell_s):7.0f} MiB/s  "
                 f"engine {run.total_s:6.3f}s {mib_s(N, run.total_s):7.0f} MiB/s "
-                f"(start {run.start_s * 1000:5.1f} ms)  ratio {shell_s / run.total_s:4.2f}  "
+                f"(start {run.start_s * 1000:5.1f} ms)  "
                 f"caller cpu {run.caller_cpu_s * 1000:6.1f} ms  "
                 f"shim cpu {run.shim.cpu_s * 1000:6.1f} ms  segments {live}+{prev}",
                 flush=True,
             )
             if index:
-                pairs.append((shell_s, run))
+                shells.append(shell_s)
+                runs.append(run)
         if workload == "yes":
             STATE["yes"] = {
                 "registry_dir": str(bench_root / f"reg-{workload}"),
-                "id": pairs[-1][1].record.id,
-                "log": pairs[-1][1].record.log_path,
+                "id": runs[-1].record.id,
+                "log": runs[-1].record.log_path,
                 "bytes": N,
             }
         if workload == "zero":
-            STATE["bulk_shim_ms_per_mib"] = median(
-                [r.shim.cpu_s * 1000 / (N / MiB) for _, r in pairs]
-            )
+            STATE["bulk_shim_ms_per_mib"] = median([r.shim.cpu_s * 1000 / (N / MiB) for r in runs])
 
-    shell_med = median([s for s, _ in pairs])
-    engine_med = median([r.total_s for _, r in pairs])
-    job_med = median([r.job_s for _, r in pairs])
-    ratio = median([s / r.total_s for s, r in pairs])
-    job_ratio = median([s / r.job_s for s, r in pairs])
-    caller = median([r.caller_cpu_s for _, r in pairs])
-    shim = median([r.shim.cpu_s for _, r in pairs])
-    cpu_share = median([pct(r.caller_cpu_s, r.shim.cpu_s) for _, r in pairs])
-    exact = all(r.shim.exact for _, r in pairs)
+    engines = [r.total_s for r in runs]
+    ratio = median(shells) / median(engines)
+    caller = median([r.caller_cpu_s for r in runs])
+    shim = median([r.shim.cpu_s for r in runs])
+    cpu_share = median([pct(r.caller_cpu_s, r.shim.cpu_s) for r in runs])
+    exact = all(r.shim.exact for r in runs)
+    print(f"  shell  {spread(shells)}\n  engine {spread(engines)}")
 
     table = Table(
-        f"1. throughput, {workload}: {human_bytes(N)}, 8 MiB rotation, median of {len(pairs)} pairs"
+        f"1. throughput, {workload}: {human_bytes(N)}, 8 MiB rotation, "
+        f"medians of {len(runs)} runs per side"
     )
     table.add(
         "engine throughput (start() -> job-finished)",
-        f"{mib_s(N, engine_med):.0f} MiB/s",
-        f"{mib_s(N, shell_med):.0f} MiB/s sh -c 'CMD > file'",
+        f"{mib_s(N, median(engines)):.0f} MiB/s",
+        f"{mib_s(N, median(shells)):.0f} MiB/s sh -c 'CMD > file'",
         f"{ratio:.2f}x",
-        ">= 0.80x",
-        ratio >= 0.8,
+        ">= 0.95x",
+        ratio >= 0.95,
     )
-    table.add(
-        "engine throughput (start() returned -> finished)",
-        f"{mib_s(N, job_med):.0f} MiB/s",
-        f"{mib_s(N, shell_med):.0f} MiB/s",
-        f"{job_ratio:.2f}x",
-        "",
-    )
+    table.add("engine seconds", spread(engines))
+    table.add("shell seconds", spread(shells))
     table.add(
         "session CPU / shim CPU",
         f"{caller * 1000:.1f} ms session",
@@ -180,14 +189,85 @@ async def test_throughput(workload: str, bench_root: Path) -> None:
         "< 5%",
         cpu_share < 5.0,
     )
+    table.add("shim CPU per GiB written", f"{shim / (N / (1 << 30)) * 1000:.0f} ms/GiB")
+    table.add("start() -> running record", f"{median([r.start_s for r in runs]) * 1000:.1f} ms")
+    publish(table)
+
+
+# -- 1b. throughput on a terminal ---------------------------------------------------
+PTY_READER = (
+    "import os, sys\n"
+    "pid, fd = os.forkpty()\n"
+    "if pid == 0:\n"
+    "    os.execv('/bin/sh', ['sh', '-c', sys.argv[1]])\n"
+    "out = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)\n"
+    "buf = bytearray(1 << 20); view = memoryview(buf)\n"
+    "while True:\n"
+    "    try:\n"
+    "        got = os.readv(fd, [buf])\n"
+    "    except OSError:\n"
+    "        break\n"
+    "    if not got:\n"
+    "        break\n"
+    "    os.write(out, view[:got])\n"
+    "os.waitpid(pid, 0)\n"
+)
+
+
+def run_pty_reader(command: str, path: Path, expected: int) -> float:
+    """Baseline: the command on a pseudo-terminal, copied to a file by a minimal reader."""
+    settle_disk()
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", PTY_READER, command, str(path)], check=True)
+    elapsed = time.perf_counter() - t0
+    try:
+        assert path.stat().st_size == expected, (path.stat().st_size, expected)
+    finally:
+        path.unlink(missing_ok=True)
+    return elapsed
+
+
+async def test_pty_throughput(bench_root: Path) -> None:
+    """A terminal job's output (zeros) vs a minimal PTY reader writing the same to a file."""
+    size = PTY_BYTES
+    command = f"head -c {size} /dev/zero"
+    out = bench_root / "pty.out"
+    bases: list[float] = []
+    runs: list[EngineRun] = []
+    print(f"\n[pty throughput] {human_bytes(size)} x {BENCH_PAIRS} per side: {command}")
+    async with manager(bench_root, "pty") as jm:
+        bench = EngineBench(jm)
+        for index in range(BENCH_PAIRS + 1):
+            if index % 2:
+                run = await timed_engine(bench, command, tty=True)
+                base = run_pty_reader(command, out, size)
+            else:
+                base = run_pty_reader(command, out, size)
+                run = await timed_engine(bench, command, tty=True)
+            assert_exited_ok(run.record)
+            assert run.record.log_bytes == size, (run.record.log_bytes, size)
+            remove_logs(run.record.log_path)
+            print(
+                f"  {'warm-up' if index == 0 else f'run {index}':8} reader {base:6.3f}s  "
+                f"engine {run.total_s:6.3f}s  shim cpu {run.shim.cpu_s * 1000:6.1f} ms",
+                flush=True,
+            )
+            if index:
+                bases.append(base)
+                runs.append(run)
+    engines = [r.total_s for r in runs]
+    ratio = median(bases) / median(engines)
+    table = Table(f"1b. terminal throughput: {human_bytes(size)} of zeros, {len(runs)} per side")
     table.add(
-        "shim CPU per GiB written",
-        f"{shim / (N / (1 << 30)) * 1000:.0f} ms/GiB",
+        "engine, tty job (start() -> job-finished)",
+        f"{mib_s(size, median(engines)):.0f} MiB/s",
+        f"{mib_s(size, median(bases)):.0f} MiB/s minimal PTY reader",
+        f"{ratio:.2f}x",
+        ">= 0.95x",
+        ratio >= 0.95,
     )
-    table.add(
-        "start() -> running record",
-        f"{median([r.start_s for _, r in pairs]) * 1000:.1f} ms",
-    )
+    table.add("engine seconds", spread(engines))
+    table.add("reader seconds", spread(bases))
     publish(table)
 
 
@@ -206,6 +286,7 @@ PRODUCER_CMD = f"{shlex.quote(sys.executable)} -c {shlex.quote(PRODUCER)}"
 
 def run_cat_pipeline(path: Path) -> tuple[float, float]:
     """Baseline: producer | cat > file; returns (wall seconds, cat's CPU seconds)."""
+    settle_disk()
     cat = shutil.which("cat") or "/bin/cat"
     r, w = os.pipe()
     with contextlib.suppress(OSError):
@@ -259,16 +340,16 @@ async def test_small_writes(bench_root: Path) -> None:
         for index in range(SMALL_PAIRS + 1):
             engine_first = index % 2 == 1
             if engine_first:
-                run, _ = await bench.run(PRODUCER_CMD)
+                run = await timed_engine(bench, PRODUCER_CMD)
                 cat_wall, cat_cpu = run_cat_pipeline(out)
             else:
                 cat_wall, cat_cpu = run_cat_pipeline(out)
-                run, _ = await bench.run(PRODUCER_CMD)
+                run = await timed_engine(bench, PRODUCER_CMD)
             assert_exited_ok(run.record)
             assert run.record.log_bytes == expected, (run.record.log_bytes, expected)
             check_segments(run.record.log_path, expected, ROTATE_BYTES)
             remove_logs(run.record.log_path)
-            label = "warm-up" if index == 0 else f"pair {index}"
+            label = "warm-up" if index == 0 else f"run {index}"
             print(
                 f"  {label:8} engine {run.job_s:6.3f}s shim cpu {run.shim.cpu_s * 1000:7.1f} ms "
                 f"({(run.shim.cpu_s - idle_s) * 1000 / mib:6.2f} ms/MiB net)  "
@@ -279,21 +360,23 @@ async def test_small_writes(bench_root: Path) -> None:
             if index:
                 rows.append((cat_wall, cat_cpu, run))
 
-    shim_net = median([(r.shim.cpu_s - idle_s) * 1000 / mib for _, _, r in rows])
+    nets = [(r.shim.cpu_s - idle_s) * 1000 / mib for _, _, r in rows]
+    cats = [c * 1000 / mib for _, c, _ in rows]
     shim_raw = median([r.shim.cpu_s * 1000 / mib for _, _, r in rows])
-    cat_per = median([c * 1000 / mib for _, c, _ in rows])
-    engine_lps = median([SMALL_LINES / r.job_s for _, _, r in rows])
-    cat_lps = median([SMALL_LINES / w for w, _, _ in rows])
+    walls_engine = [r.job_s for _, _, r in rows]
+    walls_cat = [w for w, _, _ in rows]
     table = Table(
-        f"2. small writes: {SMALL_LINES} flushed 80-byte lines, median of {len(rows)} pairs"
+        f"2. small writes: {SMALL_LINES} flushed 80-byte lines, {len(rows)} runs per side"
     )
     table.add(
-        "shim CPU per MiB (net of an idle shim)",
-        f"{shim_net:.2f} ms/MiB",
-        f"{cat_per:.2f} ms/MiB cat",
-        f"{shim_net / cat_per:.1f}x" if cat_per else "-",
+        "shim CPU per MiB (net of an idle shim), median",
+        f"{median(nets):.2f} ms/MiB",
+        f"{median(cats):.2f} ms/MiB cat",
+        f"{median(nets) / median(cats):.1f}x" if median(cats) else "-",
     )
-    table.add("shim CPU per MiB (raw)", f"{shim_raw:.2f} ms/MiB", "", "", "")
+    table.add("shim CPU per MiB (net)", spread(nets, unit="ms/MiB"))
+    table.add("cat CPU per MiB", spread(cats, unit="ms/MiB"))
+    table.add("shim CPU per MiB (raw)", f"{shim_raw:.2f} ms/MiB")
     table.add("idle shim CPU (`true`: start to exit)", f"{idle_s * 1000:.1f} ms")
     bulk = STATE.get("bulk_shim_ms_per_mib")
     if bulk:
@@ -304,10 +387,10 @@ async def test_small_writes(bench_root: Path) -> None:
             f"{shim_raw / bulk:.0f}x" if bulk else "-",
         )
     table.add(
-        "producer lines/s under the engine",
-        f"{engine_lps:,.0f} lines/s",
-        f"{cat_lps:,.0f} lines/s | cat",
-        f"{engine_lps / cat_lps:.2f}x",
+        "producer wall time, median",
+        f"{median(walls_engine):.3f} s under the engine",
+        f"{median(walls_cat):.3f} s | cat",
+        f"{median(walls_cat) / median(walls_engine):.2f}x",
     )
     publish(table)
 

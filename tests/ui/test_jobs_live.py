@@ -135,9 +135,10 @@ async def test_a_finished_job_updates_live_and_its_failure_notifies_once(jm: Job
     app = Host(lambda: JobsScreen(jm, show_chips=True))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        rec = await jm.start("sleep 0.3; exit 4", label="flaky")
+        rec = await jm.start("read go; exit 4", label="flaky", stdin=True)
         chips = app.screen.query_one(StatusChips)
         assert await until(lambda: chips.counts == (1, 0))
+        await jm.send(rec.id, "go")  # it fails only once the running chip was seen
         assert await until(lambda: chips.counts == (0, 1))
         assert await until(lambda: "✗ " + rec.id in screen_text(app))
         await pilot.pause(0.3)

@@ -63,8 +63,8 @@ def test_a_full_segment_rotates_only_when_more_output_arrives(tmp_path):
     read_end, write_end = os.pipe()
     os.write(write_end, b"12345678")
     os.close(write_end)
-    assert writer.splice_from(read_end) == 8
-    assert writer.splice_from(read_end) == 0  # end of input: no empty live segment
+    assert writer.read_from(read_end) == 8
+    assert writer.read_from(read_end) == 0  # end of input: no empty live segment
     assert Path(writer.live).read_bytes() == b"12345678"
     assert not os.path.exists(writer.previous)
     os.close(read_end)
