@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
 
@@ -43,8 +44,41 @@ _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
 _NAMED = re.compile(r"(?:the following arguments are required|unrecognized arguments): ([^,\s]+)")
 
 
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns` without shutil (it imports bz2, lzma and zlib,
+    and argparse asks for the width for every parser it builds, help or not)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found as shutil finds it (see terminal_columns)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises a UsageError (with its own usage) instead of exiting."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         text, field = _tidy(message)
@@ -132,7 +166,7 @@ def _globals_before(words: list[str]) -> argparse.Namespace:
 
 
 def verb_parser(name: str) -> Parser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=Formatter)
     _globals(common, argparse.SUPPRESS)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print the result as JSON"

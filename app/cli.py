@@ -181,8 +181,7 @@ def _verb_main(args: argparse.Namespace) -> int:
             code = glance(args)  # no event loop, when the session has nothing to do
             if code is not None:
                 return code
-        import asyncio
-
+        asyncio = import_asyncio()
         return asyncio.run(_run(_verbs()[args.verb], args))
     except VerbError as exc:
         return _fail(args, exc, args.verb)
@@ -195,6 +194,22 @@ def _verb_main(args: argparse.Namespace) -> int:
         return EXIT_PIPE
     except Exception as exc:
         return _fail(args, _as_verb_error(args, exc), args.verb)
+
+
+def import_asyncio():  # -> the asyncio module
+    """asyncio, without ssl if nothing imported it yet: no verb speaks TLS, and loading
+    OpenSSL costs a short call about a third of an interpreter start. asyncio takes a
+    missing ssl as it takes a Python built without it; a later `import ssl` works."""
+    if "asyncio" in sys.modules or "ssl" in sys.modules:
+        import asyncio
+
+        return asyncio
+    sys.modules["ssl"] = None  # type: ignore[assignment]  # `import ssl` raises ImportError
+    try:
+        import asyncio
+    finally:
+        del sys.modules["ssl"]
+    return asyncio
 
 
 def _as_verb_error(args: argparse.Namespace, exc: Exception) -> VerbError:

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import secrets
 import signal as signal_module
 import sys
 from collections.abc import Callable
@@ -69,7 +68,7 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         self.config = config if config is not None else Config.load()
         self.dir = resolve_registry_dir(self.cwd, registry_dir, self.config, registry_dir_flag)
         self.paths = RegistryPaths(self.dir)
-        self.session_id = session_id or f"jt-{secrets.token_hex(8)}"
+        self.session_id = session_id or f"jt-{os.urandom(8).hex()}"
         self.persistent = persistent
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
         self.problems: list[str] = list(self.config.warnings)
