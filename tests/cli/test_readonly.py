@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from jobs_tui.engine.paths import session_hash
+
 from ..integration.helpers import gone, tree
 from ..integration.sessions import SessionProcess
 from .conftest import Cli
@@ -204,3 +206,23 @@ def test_a_glance_changes_nothing_even_when_the_session_has_something_to_do(
     listed = {j["id"]: j for j in cli.ok("list", "--json").json()["jobs"]}
     assert listed["j5"]["sessionId"] == "cli" and listed["j5"]["status"] != "running"
     assert Glance(cli.cwd, "cli", registry_dir=registry_dir).load() is True  # done: glance
+
+
+def test_a_read_that_settles_writes_once_and_the_reads_after_it_write_nothing(cli: Cli):
+    job = start(cli, "sleep 0.5; exit 3")
+    assert job["status"] == "running"  # it ends after the call that started it
+    assert until(lambda: gone(job["shimPid"]))
+    registry = f"registry-{session_hash('cli')}.json"
+    before = snapshot(cli.registry_dir)
+    assert cli.ok("list").out.splitlines()[1].startswith("✗ j1 ")  # settled here
+    assert f"changed {registry}" in changes(before, snapshot(cli.registry_dir))
+    before = snapshot(cli.registry_dir)
+    for words in (("list",), ("list", "--json")):
+        cli.ok(*words)
+    assert changes(before, snapshot(cli.registry_dir)) == []
+    assert cli.ok("status", "j1").out.startswith("✗ j1 sleep 0.5; exit 3 · exit 3")  # seen now
+    assert f"changed {registry}" in changes(before, snapshot(cli.registry_dir))
+    before = snapshot(cli.registry_dir)
+    for words in (("status", "j1"), ("status", "j1", "--json"), ("list",), ("logs", "j1")):
+        cli.ok(*words)
+    assert changes(before, snapshot(cli.registry_dir)) == []
