@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Any, NoReturn
+import sys
 
 from jobs_tui.engine.callschema import (
     MAX_COLS,
@@ -27,6 +27,9 @@ from jobs_tui.engine.protocol import KILL_SIGNALS as SIGNALS
 
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
 
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 GLOBAL_VALUE_FLAGS = ("--registry-dir", "--session")
 DESCRIPTION = "Background jobs for people who work beside coding agents."
 EPILOG = "Words after -- are the command (start, exec) or the text (send)."
@@ -49,8 +52,41 @@ _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
 _NAMED = re.compile(r"(?:the following arguments are required|unrecognized arguments): ([^,\s]+)")
 
 
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns` without shutil (it imports bz2, lzma and zlib,
+    and argparse asks for the width for every parser it builds, help or not)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found as shutil finds it (see terminal_columns)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises a UsageError (with its own usage) instead of exiting."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         text, field = _tidy(message)
@@ -109,21 +145,36 @@ VERBS: dict[str, str] = {
 }
 
 
-def top_parser() -> Parser:
+def top_parser(verbs: bool = True) -> Parser:
+    """The options before the verb; `verbs=False` leaves out the list --help shows."""
     parser = Parser(prog="jobs-tui", description=DESCRIPTION, epilog=EPILOG)
     _globals(parser, None)
     parser.add_argument(
         "--demo", action="store_true", help="start a few sample jobs, then open the screen"
     )
     parser.add_argument("--json", action="store_true", help="print the call's result as JSON")
-    sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name, text in VERBS.items():  # listed for --help; each verb parses with its own
-        sub.add_parser(name, help=text)
+    if verbs:
+        sub = parser.add_subparsers(dest="verb", metavar="VERB")
+        for name, text in VERBS.items():  # listed for --help; each verb parses with its own
+            sub.add_parser(name, help=text)
     return parser
 
 
+def _globals_before(words: list[str]) -> argparse.Namespace:
+    """The options before the verb. Parsing them needs no list of verbs (it costs a short
+    call a few ms to build), unless they ask for help or are wrong: then the whole one."""
+    if not words:
+        return argparse.Namespace(registry_dir=None, session=None, demo=False, json=False)
+    if not any(w in ("-h", "--help") or w.startswith("--h") for w in words):
+        try:
+            return top_parser(verbs=False).parse_args(words)
+        except UsageError:
+            pass  # said again below, with the whole usage
+    return top_parser().parse_args(words)
+
+
 def verb_parser(name: str) -> Parser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=Formatter)
     _globals(common, argparse.SUPPRESS)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print the result as JSON"
@@ -256,10 +307,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if "--" in argv:
         cut = argv.index("--")
         argv, words = argv[:cut], argv[cut + 1 :]
-    top = top_parser()
     at = _verb_index(argv)
     if at is None:
-        args = top.parse_args(argv)
+        args = top_parser().parse_args(argv)
         verb = None
     else:
         verb = argv[at]
@@ -267,9 +317,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
             raise UsageError(
                 f"unknown verb {quote(verb)}; one of: {', '.join(VERBS)}",
                 field="VERB",
-                usage=top.format_usage(),
+                usage=top_parser().format_usage(),
             )
-        args = top.parse_args(argv[:at])
+        args = _globals_before(argv[:at])
         parser = verb_parser(verb)
         parser.parse_intermixed_args(argv[at + 1 :], namespace=args)
     args.verb = verb

@@ -8,11 +8,8 @@ single spaces into the command (as ssh does). Exit codes: see README, "Command l
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any
 
 from .errors import (
     EXIT_ERROR,
@@ -28,15 +25,19 @@ from .errors import (
     renamed,
 )
 
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from typing import Any
+
+    Verb = Callable[[Any, argparse.Namespace], Awaitable[int]]
+
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The checked arguments of one call (see `argv`); raises UsageError."""
     from .argv import parse as parse_argv
 
     return parse_argv(argv)
-
-
-Verb = Callable[[Any, argparse.Namespace], Awaitable[int]]
 
 
 def _verbs() -> dict[str, Verb]:
@@ -163,8 +164,6 @@ def _verb_of(words: list[str]) -> str | None:
 
 
 def _verb_main(args: argparse.Namespace) -> int:
-    from jobs_tui.engine import ConfigError, JobError, Refused, UnknownJob
-
     try:
         if args.verb == "config":
             from .verbs_exec import config_verb
@@ -176,20 +175,16 @@ def _verb_main(args: argparse.Namespace) -> int:
             return schema_verb(args)
         if args.verb is None:
             args.verb, args.all = "list", False
+        if args.verb in ("list", "status"):
+            from .reads import glance
+
+            code = glance(args)  # no event loop, when the session has nothing to do
+            if code is not None:
+                return code
+        asyncio = import_asyncio()
         return asyncio.run(_run(_verbs()[args.verb], args))
     except VerbError as exc:
         return _fail(args, exc, args.verb)
-    except JobError as exc:
-        code = EXIT_USAGE if _is_usage(exc) else EXIT_ERROR
-        if isinstance(exc, UnknownJob):
-            code = EXIT_UNKNOWN
-        elif isinstance(exc, Refused):
-            code = EXIT_REFUSED
-        flag = flag_for(args.verb, exc.field)
-        message = renamed(str(exc), exc.field, flag)
-        return _fail(args, VerbError(message, code, field=flag), args.verb)
-    except ConfigError as exc:
-        return _fail(args, VerbError(str(exc), EXIT_ERROR), args.verb)
     except KeyboardInterrupt:
         return _fail(args, VerbError("interrupted", EXIT_INTERRUPTED), args.verb)
     except BrokenPipeError:  # stdout's reader left: end quietly, as other Unix tools do
@@ -197,8 +192,42 @@ def _verb_main(args: argparse.Namespace) -> int:
 
         silence_stdout()
         return EXIT_PIPE
-    except Exception as exc:  # a bug or an environment we did not foresee: a line, no traceback
-        return _fail(args, _unexpected(exc), args.verb)
+    except Exception as exc:
+        return _fail(args, _as_verb_error(args, exc), args.verb)
+
+
+def import_asyncio():  # -> the asyncio module
+    """asyncio, without ssl if nothing imported it yet: no verb speaks TLS, and loading
+    OpenSSL costs a short call about a third of an interpreter start. asyncio takes a
+    missing ssl as it takes a Python built without it; a later `import ssl` works."""
+    if "asyncio" in sys.modules or "ssl" in sys.modules:
+        import asyncio
+
+        return asyncio
+    sys.modules["ssl"] = None  # type: ignore[assignment]  # `import ssl` raises ImportError
+    try:
+        import asyncio
+    finally:
+        del sys.modules["ssl"]
+    return asyncio
+
+
+def _as_verb_error(args: argparse.Namespace, exc: Exception) -> VerbError:
+    """The engine's errors with their exit codes and the flag as typed; anything else is a
+    bug or an environment we did not foresee: one line, no traceback."""
+    from jobs_tui.engine import ConfigError, JobError, Refused, UnknownJob
+
+    if isinstance(exc, JobError):
+        code = EXIT_USAGE if _is_usage(exc) else EXIT_ERROR
+        if isinstance(exc, UnknownJob):
+            code = EXIT_UNKNOWN
+        elif isinstance(exc, Refused):
+            code = EXIT_REFUSED
+        flag = flag_for(args.verb, exc.field)
+        return VerbError(renamed(str(exc), exc.field, flag), code, field=flag)
+    if isinstance(exc, ConfigError):
+        return VerbError(str(exc), EXIT_ERROR)
+    return _unexpected(exc)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ most `QUOTE_LIMIT` characters of what was typed.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNKNOWN, EXIT_REFUSED = 0, 1, 2, 3, 4
 EXIT_TIMEOUT, EXIT_NO_CODE, EXIT_INTERRUPTED, EXIT_PIPE = 124, 125, 130, 141

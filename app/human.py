@@ -9,7 +9,6 @@ character or bidi override from a file reaches the terminal.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from jobs_tui.engine import format as fmt
 from jobs_tui.engine.format import earlier_note, summary
@@ -17,6 +16,10 @@ from jobs_tui.engine.model import JobRecord, now_ms
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .printing import displayable
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def safe(text: str, limit: int = 200) -> str:

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from . import printing
 from .errors import KINDS, VerbError
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 _UNSAFE = re.compile(
     "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"

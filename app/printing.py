@@ -16,12 +16,11 @@ import re
 import sys
 
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def displayable(text: str) -> str:
     """Lone surrogates (non-UTF-8 bytes from argv or a path) shown as U+FFFD."""
-    return _SURROGATES.sub("\ufffd", text)
+    return text if text.isascii() else re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
 def setup_streams() -> None:

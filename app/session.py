@@ -8,8 +8,8 @@ engine's Registry merges each write onto what the other calls wrote, under a loc
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
 
@@ -49,30 +49,33 @@ async def open_manager(session: str | None, registry_dir: str | None) -> JobMana
     """An open session, or a VerbError saying which registry directory could not be used."""
     from jobs_tui.engine import JobError
 
-    from .errors import EXIT_ERROR, EXIT_USAGE, VerbError, quote
-
     manager = cli_manager(session, registry_dir)
     try:
-        await manager.open()
+        await manager.open(attach=False)  # a job is attached only when the verb needs it
     except (OSError, JobError) as exc:
         if isinstance(exc, JobError) and exc.field != "registry_dir":
             raise
-        source = registry_source(registry_dir)
-        import errno
-
-        why = getattr(exc, "strerror", None) or str(exc)
-        if isinstance(exc, JobError):
-            why = str(exc).rsplit(": ", 1)[-1] if " cannot be used: " in str(exc) else why
-        if getattr(exc, "errno", None) == errno.EEXIST or (
-            os.path.exists(manager.dir) and not os.path.isdir(manager.dir)
-        ):
-            why = "it is not a directory"
-        elif "belongs to another user" in str(exc):
-            why = str(exc).split("; refused", 1)[0].split(" belongs ", 1)[-1]
-            why = "it belongs " + why
-        message = (
-            f"the registry directory {quote(str(manager.dir))} ({source}) cannot be used: {why}"
-        )
-        field = "--registry-dir" if registry_dir else None
-        raise VerbError(message, EXIT_USAGE if registry_dir else EXIT_ERROR, field=field) from exc
+        raise unusable_registry(exc, str(manager.dir), registry_dir) from exc
     return manager
+
+
+def unusable_registry(exc: Exception, directory: str, flag: str | None) -> Exception:
+    """The VerbError for a registry directory that cannot be one (exit 2 from the flag)."""
+    import errno
+
+    from .errors import EXIT_ERROR, EXIT_USAGE, VerbError, quote
+
+    source = registry_source(flag)
+    why = getattr(exc, "strerror", None) or str(exc)
+    if " cannot be used: " in str(exc) and not isinstance(exc, OSError):
+        why = str(exc).rsplit(": ", 1)[-1]
+    if getattr(exc, "errno", None) == errno.EEXIST or (
+        os.path.exists(directory) and not os.path.isdir(directory)
+    ):
+        why = "it is not a directory"
+    elif "belongs to another user" in str(exc):
+        why = str(exc).split("; refused", 1)[0].split(" belongs ", 1)[-1]
+        why = "it belongs " + why
+    message = f"the registry directory {quote(directory)} ({source}) cannot be used: {why}"
+    field = "--registry-dir" if flag else None
+    return VerbError(message, EXIT_USAGE if flag else EXIT_ERROR, field=field)

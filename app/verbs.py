@@ -13,7 +13,6 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.tools.job import CallError, JobCall, dispatch, validate
 
 from . import human, jsonout, printing
@@ -21,7 +20,6 @@ from .argv import not_utf8
 from .errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
-    EXIT_OK,
     EXIT_REFUSED,
     EXIT_TIMEOUT,
     EXIT_USAGE,
@@ -29,29 +27,13 @@ from .errors import (
     flag_for,
     renamed,
 )
+from .reads import emit, list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
 
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200
-
-
-def emit(
-    args: argparse.Namespace,
-    details: dict[str, Any],
-    lines: list[str] | str,
-    code: int | None = EXIT_OK,
-    action: str | None = None,
-) -> int:
-    """The result: human lines, or with --json one object of the shape (jsonout) whose
-    `exit` is `code`, the status the call exits with. Returns `code`."""
-    if args.json:
-        fields = {k: v for k, v in details.items() if k not in ("action", "sessionId")}
-        jsonout.emit(action or args.verb, code, args.session, fields)
-    else:
-        printing.line(lines if isinstance(lines, str) else "\n".join(lines))
-    return EXIT_OK if code is None else code
 
 
 def run_call_check(jm: JobManager, call: dict[str, Any], verb: str) -> JobCall:
@@ -85,23 +67,14 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
-    details = await run_call(jm, {"action": "list", "all": args.all})
-    records = [JobRecord.from_json(j) for j in details["jobs"]]
-    problems = [*details.get("problems", []), *jm.take_problems()]  # the job tool took them
-    details.update(all=bool(args.all), pruned=int(jm.pruned), problems=problems)
-    details["maxJobs"] = jm.config.max_jobs
-    lines = human.list_lines(records, jm.session_id)
-    lines += human.pruned_lines(details["pruned"], details["maxJobs"])
-    code = emit(args, details, lines)
-    if not args.json:  # on stderr: stdout stays the rows; each problem is shown once
-        for problem in details["problems"]:
-            printing.err(f"problem: {human.safe(problem, 1000)}")
-    return code
+    records = await jm.list(all=args.all)
+    return list_result(
+        args, records, jm.session_id, jm.take_problems(), jm.pruned, jm.config.max_jobs
+    )
 
 
 async def status(jm: JobManager, args: argparse.Namespace) -> int:
-    details = await run_call(jm, {"action": "status", "id": args.id})
-    return emit(args, details, human.outcome_line(human.record_of(details), human.now_ms()))
+    return status_result(args, await jm.status(args.id))
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .paths import MAX_JOB_NUMBER
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 PID_MAX = 1 << 22  # Linux's PID_MAX_LIMIT; other systems stay below it
 MAX_COUNTER = MAX_JOB_NUMBER + 1  # the next free suffix after the last possible id

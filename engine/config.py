@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from .paths import (
     ENV_CONFIG,
@@ -17,6 +15,10 @@ from .paths import (
     project_key,
     project_root,
 )
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 MiB = 1024 * 1024
 
@@ -93,6 +95,8 @@ class Config:
             return cls(source=None)
         except OSError as exc:
             raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+        import tomllib  # here: most calls have no config file, and it costs a short call
+
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

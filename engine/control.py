@@ -57,7 +57,7 @@ class Controller:
             raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
         if not record.stdin:
             raise Refused(f"{record.id} was not started with stdin; nothing was sent.", "id")
-        link = self.jm.supervisor.link(record.id)
+        link = await self.jm.supervisor.link_for(record, own=True)
         if link is None:
             raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
         encoded = base64.b64encode(data).decode()
@@ -85,7 +85,7 @@ class Controller:
         if not record.tty:
             raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
         check_size(cols, rows)
-        link = self.jm.supervisor.link(record.id)
+        link = await self.jm.supervisor.link_for(record, own=True)
         reply: dict[str, Any] = {}
         if link is not None:
             with contextlib.suppress(LinkClosed, TimeoutError):
@@ -102,7 +102,10 @@ class Controller:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            event = self.jm.supervisor.finish_event(job_id)
+            supervisor = self.jm.supervisor
+            if supervisor.link(job_id) is None:
+                await supervisor.link_for(record, self.jm.is_own(record))  # attach=False
+            event = supervisor.finish_event(job_id)
             if event is not None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), left)
@@ -126,6 +129,7 @@ class Controller:
             await self.adopt(record.id)
             adopted = True
             record = self.jm.get(record.id)
+        await self.jm.supervisor.link_for(record, own=True)
         if not record.running:
             return await self._kill_leftovers(record, signal, adopted)
         if self.jm.supervisor.link(record.id) is None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from .model import JobRecord, JobStatus
 
 GLYPHS = {
@@ -69,6 +67,8 @@ def char_cells(ch: str) -> int:
     combining marks and format characters, else 1 (no rich in the engine: unicodedata)."""
     if ch < "\u0300":
         return 1
+    import unicodedata  # here: most text a short call prints is ASCII
+
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import signal as signal_module
 import sys
 from collections.abc import Callable
@@ -60,7 +59,7 @@ class JobManager:
         self.config = config if config is not None else Config.load()
         self.dir = resolve_registry_dir(self.cwd, registry_dir, self.config, registry_dir_flag)
         self.paths = RegistryPaths(self.dir)
-        self.session_id = session_id or f"jt-{secrets.token_hex(8)}"
+        self.session_id = session_id or f"jt-{os.urandom(8).hex()}"
         self.persistent = persistent
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
         for warning in self.config.warnings:
@@ -79,6 +78,9 @@ class JobManager:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._opened = False
         self._closed = False
+        self._marker_written = False
+        if persistent:  # its marker matters only while it claims a dead session's file
+            self.registry.before_claim = self._write_marker
 
     # -- lifecycle ---------------------------------------------------------------
     async def __aenter__(self) -> JobManager:
@@ -88,7 +90,15 @@ class JobManager:
     async def __aexit__(self, *_exc: object) -> None:
         await self.close()
 
-    async def open(self) -> None:
+    async def open(self, *, attach: bool = True) -> None:
+        """Load the registry, settle what ended, adopt dead sessions' jobs, start the loops.
+
+        `attach=False` (a short call such as the command line's): no shim is connected
+        up front; liveness is checked by pid and start token, so a dead shim's job is
+        still settled and swept, and a job is attached only when something needs it
+        (`wait`, `send`, `resize`, `kill` of that job). Nothing is written unless
+        something changed.
+        """
         if self._opened:
             return
         try:
@@ -96,9 +106,12 @@ class JobManager:
         except UnsafeRegistryDir as exc:
             raise JobError(str(exc), "registry_dir") from exc
         self._opened = True
-        # The marker first: a peer must never see our file without seeing us alive.
+        self.supervisor.attach_all = attach
+        # The marker first: a peer must never see our file without seeing us alive (a
+        # persistent session's file says so itself: it writes its marker when it claims).
         # On a full disk neither write is fatal (reads must work); both are retried.
-        self._write_marker()
+        if not self.persistent:
+            self._write_marker()
         try:
             self.registry.load(now_ms())
         except OSError as exc:  # adopting a dead session's file needs a write: later
@@ -138,7 +151,8 @@ class JobManager:
         await asyncio.gather(*tasks, return_exceptions=True)  # none left pending
         await self.supervisor.close()
         self.registry.save()
-        sessions.remove_marker(self.paths, self.session_id)
+        if self._marker_written:
+            sessions.remove_marker(self.paths, self.session_id)
         if not self.persistent:  # only this process wrote our file: its lock goes too
             self.registry.lock_path.unlink(missing_ok=True)
 
@@ -151,12 +165,14 @@ class JobManager:
         interval = min(self.config.session_ttl_ms / 3, 5000) / 1000
         while True:
             await asyncio.sleep(interval)
-            self._write_marker()
+            if self._marker_written or not self.persistent:
+                self._write_marker()
             self.registry.save_if_dirty()
 
     def _write_marker(self) -> None:
         try:
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
+            self._marker_written = True
         except OSError as exc:
             self.registry.unwritable(exc)
 

@@ -7,10 +7,13 @@ import math
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from .paths import is_job_id
 from .protocol import KILL_SIGNALS as KILL_SIGNALS  # defined once, in the protocol
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def now_ms() -> int:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
 from pathlib import Path
 
 from .protocol import base_of, previous_of, times_of
+
+try:  # the builtin module: hashlib loads OpenSSL first, a few ms of every short call
+    from _sha1 import sha1
+except ImportError:  # a Python built without it
+    from hashlib import sha1
 
 ENV_REGISTRY_DIR = "JOBS_TUI_REGISTRY_DIR"
 ENV_CONFIG = "JOBS_TUI_CONFIG"
@@ -35,7 +39,7 @@ def project_key(cwd: str | os.PathLike[str]) -> str:
     absolute = os.path.abspath(os.fspath(cwd))
     base = os.path.basename(absolute.rstrip(os.sep)) or "root"
     base = _UNSAFE.sub("_", base)
-    digest = hashlib.sha1(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    digest = sha1(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"{base}-{digest}"
 
 
@@ -61,7 +65,7 @@ def project_root(cwd: str | os.PathLike[str]) -> Path:
 
 
 def session_hash(session_id: str) -> str:
-    return hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:16]
+    return sha1(session_id.encode("utf-8")).hexdigest()[:16]
 
 
 def default_state_root() -> Path:
@@ -176,7 +180,7 @@ class RegistryPaths:
         direct = self.root / f"{job_id}.sock"
         if len(os.fsencode(direct)) <= MAX_SOCKET_PATH:
             return direct
-        digest = hashlib.sha1(os.fsencode(self.root)).hexdigest()[:16]
+        digest = sha1(os.fsencode(self.root)).hexdigest()[:16]
         return runtime_dir() / f"{digest}-{job_id}.sock"
 
     def job_files(self, job_id: str) -> list[Path]:
@@ -194,13 +198,12 @@ class RegistryPaths:
         """`candidate` resolved, if it lies directly in this registry directory; else None."""
         if not candidate or not isinstance(candidate, str) or "\x00" in candidate:
             return None
-        path = Path(candidate)
-        if not path.is_absolute():
+        if not os.path.isabs(candidate):
             return None
-        resolved = Path(os.path.realpath(path))
-        if resolved.parent != Path(os.path.realpath(self.root)):
+        resolved = os.path.realpath(candidate)
+        if os.path.dirname(resolved) != os.path.realpath(self.root):
             return None
-        return resolved
+        return Path(resolved)
 
 
 class UnsafeRuntimeDir(PermissionError):

@@ -126,9 +126,12 @@ def set_parent_death_signal(signum: int) -> bool:
 
 
 def job_marker(registry_root: str | os.PathLike[str], job_id: str) -> str:
-    import hashlib  # here: the shim never needs it, and it costs a shim ~7 ms to import
+    try:  # the builtin module: hashlib loads OpenSSL first, milliseconds of a short call
+        from _sha1 import sha1
+    except ImportError:  # a Python built without it
+        from hashlib import sha1
 
-    digest = hashlib.sha1(os.fsencode(os.fspath(registry_root))).hexdigest()[:12]
+    digest = sha1(os.fsencode(os.fspath(registry_root))).hexdigest()[:12]
     return f"{digest}:{job_id}"
 
 

@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 try:
@@ -99,6 +99,11 @@ class Registry:
         self._pruned_here = 0  # pruned by this process since it last wrote
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
         self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
+        self.before_claim: Callable[[], object] | None = None  # called before a claim's rename
+        # A glance (engine.glance) reads without changing anything: what a load would
+        # change (an adoption, its own file kept and rewritten) is only noted in `due`.
+        self.read_only = False
+        self.due: list[str] = []
 
     @property
     def own_path(self) -> Path:
@@ -144,15 +149,18 @@ class Registry:
             for record in own.jobs:
                 self._own[record.id] = clone_record(record)
             self._written, self._disk_raw = own.key, own.raw
-            if own.lossy:  # our next write would drop what could not be read: keep it
+            if own.lossy and self.read_only:
+                self.due.append(f"{own.path.name}: rewrite")
+            elif own.lossy:  # our next write would drop what could not be read: keep it
                 kept = quarantine(self.own_path, copy=True)
                 if kept and self.report(f"{own.path.name}: kept as {kept.name}"):
                     fresh.append(self.problems[-1])
         self._on_disk = set(self._own)
         self._dirty = (
-            own is None
-            or own.lossy  # write it clean once its original is kept
-            or own.unknown.get("persistent", False) is not self.persistent
+            # A live session's file shows it is there; a persistent one waits for a record.
+            (own is None and not self.persistent)
+            or (own is not None and own.lossy)  # write it clean once its original is kept
+            or (own is not None and own.unknown.get("persistent", False) is not self.persistent)
         )
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
@@ -183,8 +191,11 @@ class Registry:
             if file.path == self.own_path:
                 continue
             self.counter = max(self.counter, file.counter)
-            if self._adoptable(file, now_ms) and self._adopt(file):
-                continue
+            if self._adoptable(file, now_ms):
+                if self.read_only:
+                    self.due.append(f"{file.path.name if file.path else '?'}: adopt")
+                elif self._adopt(file):
+                    continue
             for record in file.jobs:
                 if record.id in self._own:
                     continue
@@ -217,6 +228,8 @@ class Registry:
         mine = session_hash(self.session_id)
         base = claim_base(file.path.name)
         claim = self.paths.claim(file.path, self.session_id)
+        if self.before_claim is not None:
+            self.before_claim()  # e.g. a persistent session's marker: a peer sees us alive
         try:
             if file.path != claim:
                 os.rename(file.path, claim)
@@ -440,6 +453,11 @@ class Registry:
 
     def mark_dirty(self) -> None:
         self._dirty = True
+
+    @property
+    def dirty(self) -> bool:
+        """Something of ours is not written yet."""
+        return self._dirty
 
     def persist_if_dirty(self) -> None:
         if self._dirty:

@@ -11,10 +11,24 @@ import re
 
 LINE_LIMIT = 200
 
+
+class _Lazy:
+    """A pattern compiled on first use: a short call showing ASCII text needs few of them."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str):  # sub, fullmatch, ...: the compiled pattern's
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return getattr(self._compiled, name)
+
+
 # OSC, DCS/SOS/PM/APC strings (terminated by BEL or ST; an unterminated one ends at the
 # next ESC, newline or the end, so it never swallows later lines or sequences), CSI
 # sequences, other escape sequences, and a lone ESC; then the 8-bit C1 forms.
-_ESCAPES = re.compile(
+_ESCAPES = _Lazy(
     r"\x1b(?:"
     r"\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
     r"|[PX^_][^\x1b\n]*(?:\x1b\\)?"
@@ -26,16 +40,16 @@ _ESCAPES = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
-_SGR_OR_ESCAPE = re.compile(_SGR.pattern + "|" + _ESCAPES.pattern)
+_SGR_OR_ESCAPE = _Lazy(_SGR.pattern + "|" + _ESCAPES.pattern)
 _CONTROLS_LOG = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROLS_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_CONTROLS_LOG_SGR = re.compile(r"\x1b(?!\[[0-9;:]*m)|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]")
+_CONTROLS_LOG_SGR = _Lazy(r"\x1b(?!\[[0-9;:]*m)|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]")
 # Bidirectional overrides can make displayed text lie about what it says.
-_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_BIDI = _Lazy(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _SPACES = re.compile(r"\s+")
 # A lone surrogate (a byte that was not UTF-8, decoded with surrogateescape, or worse)
 # cannot be encoded for a terminal: it is shown as U+FFFD.
-_SURROGATES = re.compile("[\ud800-\udfff]")
+_SURROGATES = _Lazy("[\ud800-\udfff]")
 
 
 _ESCAPE_INTRO = re.compile(r"[\x1b\x90-\x9f]")  # ESC, or an 8-bit C1 sequence introducer
@@ -67,8 +81,9 @@ def sanitize_line(text: str, limit: int = LINE_LIMIT) -> str:
     text = text.replace("\r\n", "\n")
     lines = [_after_last_cr(part) for part in text.split("\n")]
     text = " ".join(lines)
-    text = _BIDI.sub("", text)
-    text = _SURROGATES.sub("\ufffd", text)
+    if not text.isascii():
+        text = _BIDI.sub("", text)
+        text = _SURROGATES.sub("\ufffd", text)
     text = _CONTROLS_LINE.sub(" ", text)
     text = _SPACES.sub(" ", text).strip()
     return clip(text, limit)
@@ -79,8 +94,9 @@ def sanitize_log(text: str, keep_sgr: bool = False) -> str:
     text = strip_escapes(text, keep_sgr=keep_sgr)
     if "\r" in text:
         text = "\n".join(_after_last_cr(part) for part in text.replace("\r\n", "\n").split("\n"))
-    text = _BIDI.sub("", text)
-    text = _SURROGATES.sub("\ufffd", text)
+    if not text.isascii():
+        text = _BIDI.sub("", text)
+        text = _SURROGATES.sub("\ufffd", text)
     return (_CONTROLS_LOG_SGR if keep_sgr else _CONTROLS_LOG).sub(" ", text)
 
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .bounds import MAX_COUNTER, out_of_range
 from .model import JobRecord, RecordError
@@ -31,6 +29,10 @@ from .safefiles import (
     our_uid,
     read_fd,
 )
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 VERSION = 1
 FileKey = tuple[int, int, int]  # inode, size, mtime: a file rewritten by rename changes inode
@@ -111,7 +113,7 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
 
 def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
     """See write_json_atomic."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
         view = memoryview(payload)

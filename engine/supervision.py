@@ -72,6 +72,7 @@ class Supervisor:
         self._links: dict[str, ShimLink] = {}
         self._attaching: dict[str, asyncio.Task[bool]] = {}
         self._launching: set[str] = set()  # ids this process is starting right now
+        self.attach_all = True  # open(attach=False): each job is attached when it is needed
         self._finished: dict[str, asyncio.Event] = {}  # set when a linked job settles
         self._gone: dict[str, asyncio.Future[GoneEvent]] = {}  # kills awaiting the tree
 
@@ -221,6 +222,9 @@ class Supervisor:
             if record.id in self._links or record.id in self._launching:
                 continue
             if record.pid is None and record.shim_pid is None:
+                lazy = not self.attach_all and record.id not in adopted
+                if lazy and launching(record, now_ms()):
+                    continue  # the call starting it fills its pids in
                 await self._reconcile_launching(record, record.id in adopted)
                 continue
             info = read_exit(self.paths, record.id, record.status_path)
@@ -233,8 +237,16 @@ class Supervisor:
                 self.settle_gone(record)
             elif action is Plan.KILL_ORPHAN:
                 await self._kill_orphan(record)
-            elif action is Plan.REATTACH:
-                await self.attach(record)
+            elif action is Plan.REATTACH and self.attach_all:
+                await self.attach(record)  # else (attach=False): when something needs it
+
+    async def link_for(self, record: JobRecord, own: bool) -> ShimLink | None:
+        """The job's shim link; a session opened with attach=False attaches to it now."""
+        link = self._links.get(record.id)
+        if link is None and not self.attach_all and record.running and own:
+            await self.attach(record)
+            link = self._links.get(record.id)
+        return link
 
     async def _drop_lost_links(self) -> None:
         """Let go of jobs another process took over or cleared: no settle, no kill."""

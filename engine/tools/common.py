@@ -80,10 +80,10 @@ def exit_status_code(record: JobRecord) -> int | None:
 def iso_utc(ms: float | None) -> str | None:
     if ms is None:
         return None
-    from datetime import UTC, datetime
+    import time  # not datetime: a short call does not need it
 
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ms) % 1000:03d}Z"
+    moment = time.gmtime(int(ms) // 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S.", moment) + f"{int(ms) % 1000:03d}Z"
 
 
 def parse_utc(text: str, field: str) -> float:

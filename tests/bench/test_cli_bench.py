@@ -7,9 +7,13 @@ Run by hand (not part of the default test run):
 `jobs-tui exec -- true` is timed interleaved with `python -c pass` (the same
 interpreter) and `sh -c true`, so every ratio compares runs made under the same
 load. `start` then `wait` on a 1-second job is compared with `sh -c 'sleep 1'`.
+`status ID`, `list` and `exec -- true` are then timed with 1, 10, 20 and 50
+running jobs in the session, interleaved with `python -c pass`: the targets
+(issue 10) are at 20 running jobs, and the rows show how each call grows.
 Only exit codes are asserted, never timing. JOBS_TUI_BENCH_CLI_RUNS sets the
 number of exec runs (default 30), JOBS_TUI_BENCH_CLI_WAITS the start/wait pairs
-(default 5).
+(default 5), JOBS_TUI_BENCH_CLI_GROWTH_RUNS the runs per call and job count
+(default 15).
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ from benchlib import Table, env_int, median, p95, publish, reap_leftovers
 
 RUNS = max(3, env_int("JOBS_TUI_BENCH_CLI_RUNS", 30))
 WAITS = max(1, env_int("JOBS_TUI_BENCH_CLI_WAITS", 5))
+GROWTH_RUNS = max(3, env_int("JOBS_TUI_BENCH_CLI_GROWTH_RUNS", 15))
+RUNNING = (1, 10, 20, 50)  # running jobs in the session
+TARGET_AT = 20  # the targets hold with this many running jobs
+READ_TARGET = 3.0  # status ID and list, times python -c pass
+EXEC_TARGET = 4.0  # exec -- true, times python -c pass
 EXEC_TARGET_MS = 150.0
 WAIT_OVERHEAD_TARGET_MS = 200.0
 
@@ -40,12 +49,25 @@ def entry() -> tuple[list[str], str]:
     return [sys.executable, "-m", "jobs_tui.app.cli"], "python -m jobs_tui.app.cli"
 
 
+def fresh_bytecode() -> None:
+    """Compile the package as an install does: with PYTHONDONTWRITEBYTECODE set (as in
+    some shells and CI), an edited module would otherwise be compiled again by every call."""
+    import compileall
+
+    import jobs_tui.app
+    import jobs_tui.engine
+
+    for package in (jobs_tui.app, jobs_tui.engine):
+        for directory in package.__path__:
+            compileall.compile_dir(directory, quiet=1)
+
+
 class Runner:
-    def __init__(self, root: Path) -> None:
-        registry = root / "cli-registry"
+    def __init__(self, root: Path, registry: str = "cli-registry") -> None:
+        fresh_bytecode()
         self.env = dict(
             os.environ,
-            JOBS_TUI_REGISTRY_DIR=str(registry),
+            JOBS_TUI_REGISTRY_DIR=str(root / registry),
             JOBS_TUI_CONFIG=str(root / "no-config.toml"),
             JOBS_TUI_SESSION="bench",
         )
@@ -155,3 +177,58 @@ def test_everyday_calls(runner: Runner):
         table.add(f"{name} median", ms(value), f"python -c pass {ms(base)}", f"{value / base:.1f}x")
     publish(table)
     runner.jobs_tui("clear", "--all")
+
+
+def test_status_list_and_exec_as_running_jobs_grow(bench_root: Path):
+    """The targets of issue 10 at 20 running jobs, and the growth from 1 to 50."""
+    runner = Runner(bench_root, "growth-registry")  # its own registry: nothing else in it
+    python = [sys.executable, "-c", "pass"]
+    calls = {"status": ("status", "j1"), "list": ("list",), "exec": ("exec", "--", "true")}
+    targets = {"status": READ_TARGET, "list": READ_TARGET, "exec": EXEC_TARGET}
+    started: list[str] = []
+    ratios: dict[str, dict[int, float]] = {name: {} for name in calls}
+    table = Table(f"status / list / exec with N running jobs, {GROWTH_RUNS} interleaved runs each")
+    try:
+        for count in RUNNING:
+            while len(started) < count:
+                _, out = runner.jobs_tui("start", "--json", "--", "sleep 3600")
+                started.append(json.loads(out)["job"]["id"])
+            figures: dict[str, list[float]] = {"python": [], **{name: [] for name in calls}}
+            for index in range(GROWTH_RUNS):
+                figures["python"].append(runner.timed(python)[0])
+                for name, words in calls.items():
+                    figures[name].append(runner.jobs_tui(*words)[0])
+                if index % 10 == 9:
+                    runner.jobs_tui("clear")  # exec's finished jobs: keep the registry small
+            base = median(figures["python"])
+            for name in calls:
+                value = median(figures[name])
+                ratios[name][count] = value / base
+                at_target = count == TARGET_AT
+                table.add(
+                    f"{name}, {count} running",
+                    ms(value),
+                    f"python -c pass {ms(base)}",
+                    f"{value / base:.2f}x",
+                    f"<= {targets[name]:.0f}x" if at_target else "",
+                    value / base <= targets[name] if at_target else None,
+                )
+            runner.jobs_tui("clear")
+        for name in calls:
+            low, high = ratios[name][RUNNING[0]], ratios[name][RUNNING[-1]]
+            table.add(
+                f"{name}: {RUNNING[-1]} running against {RUNNING[0]}",
+                f"{high:.2f}x vs {low:.2f}x",
+                "",
+                f"{high / low:.2f}",
+            )
+        publish(table)
+    finally:
+        for job_id in started:
+            subprocess.run(
+                [*runner.cli, "kill", job_id], env=runner.env, cwd=runner.cwd, capture_output=True
+            )
+        subprocess.run(
+            [*runner.cli, "clear", "--all"], env=runner.env, cwd=runner.cwd, capture_output=True
+        )
+        reap_leftovers()

@@ -1,0 +1,101 @@
+"""`list` and `status`: their output, and the quick way to it (a glance, no event loop).
+
+Most calls an agent makes are these two, on a session with nothing to do. They read
+the registry through `engine.glance` and print, without importing asyncio or opening
+a JobManager; when the glance says the session has something to do (a job ended, a
+dead session to adopt, a finish to mark reported, an id it does not know), the verb
+runs on an open session instead and prints the same thing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import human, jsonout, printing
+from .errors import EXIT_OK
+
+TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from jobs_tui.engine.model import JobRecord
+
+
+def emit(
+    args: argparse.Namespace,
+    details: dict[str, Any],
+    lines: list[str] | str,
+    code: int | None = EXIT_OK,
+    action: str | None = None,
+) -> int:
+    """The result: human lines, or with --json one object of the shape (jsonout) whose
+    `exit` is `code`, the status the call exits with. Returns `code`."""
+    if args.json:
+        fields = {k: v for k, v in details.items() if k not in ("action", "sessionId")}
+        jsonout.emit(action or args.verb, code, args.session, fields)
+    else:
+        printing.line(lines if isinstance(lines, str) else "\n".join(lines))
+    return EXIT_OK if code is None else code
+
+
+def list_result(
+    args: argparse.Namespace,
+    records: list[JobRecord],
+    session_id: str,
+    problems: list[str],
+    pruned: int,
+    max_jobs: int,
+) -> int:
+    """The rows (or `jobs`), the pruned note, and each problem on stderr (once)."""
+    problems = list(dict.fromkeys([*getattr(args, "glanced_problems", []), *problems]))
+    details: dict[str, Any] = {
+        "jobs": [r.to_json() for r in records],
+        "problems": problems,
+        "all": bool(args.all),
+        "pruned": int(pruned),
+        "maxJobs": max_jobs,
+    }
+    lines = human.list_lines(records, session_id)
+    lines += human.pruned_lines(details["pruned"], max_jobs)
+    code = emit(args, details, lines)
+    if not args.json:  # on stderr: stdout stays the rows
+        for problem in problems:
+            printing.err(f"problem: {human.safe(problem, 1000)}")
+    return code
+
+
+def status_result(args: argparse.Namespace, record: JobRecord) -> int:
+    return emit(args, {"job": record.to_json()}, human.outcome_line(record, human.now_ms()))
+
+
+def glance(args: argparse.Namespace) -> int | None:
+    """`list` or `status` from a glance at the registry; None: run it on an open session.
+
+    A registry directory that cannot be used is the same VerbError as on the long way.
+    """
+    from jobs_tui.engine.glance import Glance
+
+    from .session import session_name, unusable_registry
+
+    view = Glance(".", session_name(args.session), registry_dir_flag=args.registry_dir)
+    try:
+        ready = view.load()
+    except Exception as exc:
+        from jobs_tui.engine.results import JobError
+
+        if isinstance(exc, OSError) or (isinstance(exc, JobError) and exc.field == "registry_dir"):
+            raise unusable_registry(exc, str(view.dir), args.registry_dir) from exc
+        raise
+    if not ready:
+        # What the glance found (a file it quarantined) is not found again: pass it on.
+        args.glanced_problems = view.take_problems()
+        return None
+    if args.verb == "list":
+        problems = view.take_problems()
+        return list_result(
+            args, view.jobs(args.all), view.session_id, problems, view.pruned, view.config.max_jobs
+        )
+    record = view.get(args.id)
+    if record is None or (view.is_own(record) and not record.running and not record.seen):
+        return None  # unknown here (the session looks again), or a finish to mark reported
+    return status_result(args, record)
