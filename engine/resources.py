@@ -324,12 +324,15 @@ def sockets_of(pid: int) -> Iterable[int]:
 
 
 def listening_proc(pids: Iterable[int]) -> list[tuple[int, Port]]:
-    """Linux: the sockets table once, then the fds of the jobs' processes only (not of
-    every process, as `psutil.net_connections` reads): (pid, port) pairs."""
-    inodes = listening_inodes()
-    if not inodes:
+    """Linux: the fds of the jobs' processes only (not of every process, as
+    `psutil.net_connections` reads), then, only if one of them holds a socket, the
+    sockets table once: (pid, port) pairs. The table is the dear part (the kernel walks
+    its TCP hash: ~5 ms of CPU per file measured here), so jobs without sockets skip it."""
+    held = [(pid, inode) for pid in pids for inode in sockets_of(pid)]
+    if not held:
         return []
-    return [(pid, inodes[i]) for pid in pids for i in sockets_of(pid) if i in inodes]
+    inodes = listening_inodes()
+    return [(pid, inodes[inode]) for pid, inode in held if inode in inodes]
 
 
 def listening_psutil(pids: Iterable[int]) -> list[tuple[int, Port]]:
