@@ -1,0 +1,58 @@
+"""Listening sockets from sock_diag and from /proc/net agree, on real sockets of ours."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+import pytest
+
+from jobs_tui.engine import sockdiag
+from jobs_tui.engine.resources import Port, listening_inodes, listening_table, sockets_of
+
+pytestmark = [
+    pytest.mark.timeout(30),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux interfaces"),
+]
+
+
+@pytest.fixture
+def sockets():
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen()
+    udp = socket.socket(type=socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    connected = socket.socket(type=socket.SOCK_DGRAM)  # a client, not a listener
+    connected.bind(("127.0.0.1", 0))
+    connected.connect(("127.0.0.1", udp.getsockname()[1]))
+    bound_only = socket.socket()  # bound TCP, never listening
+    bound_only.bind(("127.0.0.1", 0))
+    opened = [tcp, udp, connected, bound_only]
+    yield opened
+    for sock in opened:
+        sock.close()
+
+
+def inode(sock: socket.socket) -> int:
+    return os.fstat(sock.fileno()).st_ino
+
+
+def test_listeners_and_only_listeners(sockets):
+    tcp, udp, connected, bound_only = sockets
+    try:
+        via_netlink = {
+            i: Port(port, proto) for i, (proto, port) in sockdiag.listening_sockets().items()
+        }
+    except OSError:
+        pytest.skip("sock_diag is not available here")
+    for found in (via_netlink, listening_table(), listening_inodes()):
+        assert found[inode(tcp)] == Port(tcp.getsockname()[1], "tcp")
+        assert found[inode(udp)] == Port(udp.getsockname()[1], "udp")
+        assert inode(connected) not in found and inode(bound_only) not in found
+
+
+def test_a_process_socket_inodes_are_read_from_its_fds(sockets):
+    held = set(sockets_of(os.getpid()))
+    assert {inode(s) for s in sockets} <= held
