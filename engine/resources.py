@@ -3,7 +3,8 @@
 One pass over the process table serves every job (a ppid map, never a walk per job), and
 one look at the sockets; both run off the event loop, at most once a second, and only
 when someone asks (`JobManager.usage`). The rules (which processes are a job's, the CPU
-delta, which ports) are pure functions over plain rows; the psutil pass is at the edge.
+delta, which ports) are pure functions over plain rows; the pass over the
+process table is at the edge (`proctable`: `/proc` on Linux, psutil elsewhere).
 
 A job's tree. The job is `sh -c COMMAND` (the record's `pid`, a session and group leader)
 under its shim, which is a child subreaper. Its processes are:
@@ -27,31 +28,18 @@ job: the walk stops at every other job's shim and sh, and each process counts on
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import procs
 from .model import JobRecord
-from .sockdiag import listening_sockets
+from .proctable import Port, ProcRow, Scan, scan_listening, scan_processes
 
 SAMPLE_INTERVAL_S = 1.0  # the cache: at most one pass over the process table a second
 
 
 # -- records ---------------------------------------------------------------------------
-@dataclass(frozen=True, order=True)
-class Port:
-    """A port the job's tree listens on: a TCP socket in LISTEN, or a bound UDP socket."""
-
-    port: int
-    proto: str = "tcp"  # "tcp" or "udp"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"port": self.port, "proto": self.proto}
-
-
 @dataclass
 class JobUsage:
     """One running job's use of the machine, its whole process tree summed."""
@@ -68,25 +56,6 @@ class JobUsage:
             "processCount": self.process_count,
             "ports": [p.to_json() for p in self.ports],
         }
-
-
-@dataclass(slots=True)
-class ProcRow:
-    """One process as the pass saw it. `cpu_s` is its own user+system time, `child_cpu_s`
-    that of the children it has reaped (how a short-lived compiler's CPU still counts)."""
-
-    pid: int
-    ppid: int
-    pgid: int
-    sid: int
-    started: float  # start time (s, on the scan's clock): with the pid, the process's identity
-    cpu_s: float = 0.0
-    child_cpu_s: float = 0.0
-    rss: int = 0
-
-    @property
-    def key(self) -> tuple[int, float]:
-        return (self.pid, self.started)
 
 
 @dataclass(frozen=True)
@@ -194,180 +163,6 @@ def summarize(
         process_count=len(rows),
         ports=job_ports(listening, (r.pid for r in rows)),
     )
-
-
-# -- the edge: one pass over the process table, one look at the sockets ------------------
-LINUX = procs.LINUX
-ROW_ATTRS = ["pid", "ppid", "create_time", "cpu_times", "memory_info"]
-_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-@dataclass
-class Scan:
-    """One pass: every readable process, the clock its `started` is on, their tokens."""
-
-    rows: list[ProcRow]
-    now: float  # the pass's time on the rows' `started` clock
-    tokens: dict[int, str]  # pid -> start token, in `procs.start_token`'s format
-
-
-def scan_proc() -> Scan:
-    """Linux: one read of `/proc/<pid>/stat` per process gives all a row needs (parent,
-    group, session, start, CPU of its own and of reaped children, RSS) plus its start
-    token; measured ~5x cheaper than a `psutil.process_iter` pass with those attributes."""
-    rows: list[ProcRow] = []
-    tokens: dict[int, str] = {}
-    boot = procs.boot_id()
-    now = time.clock_gettime(time.CLOCK_BOOTTIME)
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)  # half the cost of open()
-            try:
-                raw = os.read(fd, 4096)
-            finally:
-                os.close(fd)
-            # The command name may hold spaces and parentheses: split after the last ')'.
-            f = raw[raw.rfind(b")") + 2 :].split()
-            if f[0] in (b"Z", b"X"):
-                continue  # a zombie uses nothing; its time reaches its parent when reaped
-            pid, ticks = int(name), int(f[19])
-            rows.append(
-                ProcRow(
-                    pid=pid,
-                    ppid=int(f[1]),
-                    pgid=int(f[2]),
-                    sid=int(f[3]),
-                    started=ticks / _TCK,
-                    cpu_s=(int(f[11]) + int(f[12])) / _TCK,
-                    child_cpu_s=(int(f[13]) + int(f[14])) / _TCK,
-                    rss=int(f[21]) * _PAGE,
-                )
-            )
-            tokens[pid] = f"{boot}:{ticks}"
-        except (OSError, ValueError, IndexError):
-            continue  # gone mid-pass
-    return Scan(rows, now, tokens)
-
-
-def scan_psutil() -> Scan:
-    """Elsewhere: one `psutil.process_iter` pass with an attrs list."""
-    import psutil
-
-    rows: list[ProcRow] = []
-    tokens: dict[int, str] = {}
-    now = time.time()
-    for proc in psutil.process_iter(ROW_ATTRS):
-        info = proc.info
-        times, memory = info["cpu_times"], info["memory_info"]
-        if info["ppid"] is None or info["create_time"] is None:
-            continue  # vanished mid-pass, or not ours to read
-        pid = info["pid"]
-        try:
-            pgid, sid = os.getpgid(pid), os.getsid(pid)
-        except OSError:
-            continue  # gone since
-        rows.append(
-            ProcRow(
-                pid=pid,
-                ppid=info["ppid"],
-                pgid=pgid,
-                sid=sid,
-                started=info["create_time"],
-                cpu_s=(times.user + times.system) if times else 0.0,
-                child_cpu_s=(times.children_user + times.children_system) if times else 0.0,
-                rss=memory.rss if memory else 0,
-            )
-        )
-        tokens[pid] = f"ct:{info['create_time']:.6f}"
-    return Scan(rows, now, tokens)
-
-
-def scan_processes() -> Scan:
-    return scan_proc() if LINUX else scan_psutil()
-
-
-def listening_inodes() -> dict[int, Port]:
-    """Linux: socket inode -> port of every listening TCP and bound, unconnected UDP
-    socket of this network namespace: from sock_diag (the kernel walks only those), else
-    from the `/proc/net` tables (it walks every socket)."""
-    try:
-        return {inode: Port(port, proto) for inode, (proto, port) in listening_sockets().items()}
-    except OSError:
-        return listening_table()
-
-
-def listening_table() -> dict[int, Port]:
-    """`listening_inodes` from `/proc/net/{tcp,udp}{,6}` (where netlink is refused)."""
-    found: dict[int, Port] = {}
-    for proto, name in (("tcp", "tcp"), ("tcp", "tcp6"), ("udp", "udp"), ("udp", "udp6")):
-        try:
-            with open(f"/proc/net/{name}", "rb") as fh:
-                lines = fh.read().splitlines()[1:]
-        except OSError:
-            continue
-        want = b"0A" if proto == "tcp" else b"07"  # TCP_LISTEN; UDP "closed" = not connected
-        for line in lines:
-            f = line.split()
-            if len(f) < 10 or f[3] != want:
-                continue
-            port = int(f[1].rsplit(b":", 1)[1], 16)
-            remote = int(f[2].rsplit(b":", 1)[1], 16)
-            if port and not (proto == "udp" and remote):
-                found[int(f[9])] = Port(port, proto)
-    return found
-
-
-def sockets_of(pid: int) -> Iterable[int]:
-    """The socket inodes `pid` holds (its fds we may read; others' are unreadable)."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return
-    for fd in fds:
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            yield int(target[8:-1])
-
-
-def listening_proc(pids: Iterable[int]) -> list[tuple[int, Port]]:
-    """Linux: the fds of the jobs' processes only (not of every process, as
-    `psutil.net_connections` reads), then, only if one of them holds a socket, the
-    listening sockets once: (pid, port) pairs. Jobs without sockets skip even that."""
-    held = [(pid, inode) for pid in pids for inode in sockets_of(pid)]
-    if not held:
-        return []
-    inodes = listening_inodes()
-    return [(pid, inodes[inode]) for pid, inode in held if inode in inodes]
-
-
-def listening_psutil(pids: Iterable[int]) -> list[tuple[int, Port]]:
-    """Elsewhere: one `psutil.net_connections` call."""
-    import psutil
-
-    mine = set(pids)
-    found: list[tuple[int, Port]] = []
-    try:
-        conns = psutil.net_connections(kind="inet")
-    except (psutil.AccessDenied, OSError):
-        return found
-    for conn in conns:
-        if conn.pid not in mine or not conn.laddr:
-            continue
-        if conn.type == 1 and conn.status == psutil.CONN_LISTEN:  # SOCK_STREAM
-            found.append((conn.pid, Port(conn.laddr.port, "tcp")))
-        elif conn.type == 2 and not conn.raddr and conn.laddr.port:  # SOCK_DGRAM, unconnected
-            found.append((conn.pid, Port(conn.laddr.port, "udp")))
-    return found
-
-
-def scan_listening(pids: Iterable[int]) -> list[tuple[int, Port]]:
-    return listening_proc(pids) if LINUX else listening_psutil(pids)
 
 
 def roots(record: JobRecord, tokens: dict[int, str]) -> JobRoots:

@@ -24,6 +24,7 @@ import pytest
 from benchlib import Table, env_int, median, publish
 
 from jobs_tui.engine import Config, JobManager
+from jobs_tui.engine import proctable as pt
 from jobs_tui.engine import resources as res
 
 pytestmark = pytest.mark.timeout(600)
@@ -72,12 +73,12 @@ async def test_sampling_fifty_jobs_costs_under_two_percent_of_a_core(bench_root:
         ours = cpu_ms(lambda: sampler.sample_now(running))
         bare = cpu_ms(lambda: list(psutil.process_iter()))
         ppid = cpu_ms(lambda: [p.info for p in psutil.process_iter(["pid", "ppid"])])
-        scan_proc = cpu_ms(res.scan_proc)
-        scan_psutil = cpu_ms(res.scan_psutil)
+        scan_proc = cpu_ms(pt.scan_proc)
+        scan_psutil = cpu_ms(pt.scan_psutil)
         net_psutil = cpu_ms(lambda: psutil.net_connections(kind="inet"))
-        net_diag = cpu_ms(res.listening_inodes)
-        net_table = cpu_ms(res.listening_table)
-        psutil_edge = res.UsageSampler(scan=res.scan_psutil, listening=res.listening_psutil)
+        net_diag = cpu_ms(pt.listening_inodes)
+        net_table = cpu_ms(pt.listening_table)
+        psutil_edge = res.UsageSampler(scan=pt.scan_psutil, listening=pt.listening_psutil)
         psutil_sample = cpu_ms(lambda: psutil_edge.sample_now(running))
         await jm.usage()  # the manager's path (to_thread, cache): a rate after two passes
         await asyncio.sleep(1.05)

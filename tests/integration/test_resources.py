@@ -12,7 +12,15 @@ import pytest
 
 from jobs_tui.engine import Config, JobManager
 from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.resources import Port, UsageSampler, scan_processes
+from jobs_tui.engine.proctable import (
+    Port,
+    listening_proc,
+    listening_psutil,
+    scan_proc,
+    scan_processes,
+    scan_psutil,
+)
+from jobs_tui.engine.resources import UsageSampler
 
 from .helpers import until
 
@@ -134,3 +142,20 @@ async def test_a_reused_pid_is_not_counted(jm: JobManager):
         stranger.kill()
         stranger.wait()
         await jm.kill(rec.id)
+
+
+async def test_the_psutil_edge_sees_the_same_processes_and_port(jm: JobManager):
+    """The pass used off Linux (psutil), checked here against the /proc one."""
+    rec = await jm.start(SERVER)
+    assert await until(lambda: (jm.find(rec.id) or rec).last_line.isdigit(), 15)
+    port = int((await jm.logs(rec.id)).lines[0])
+    by_proc = {r.pid: r for r in scan_proc().rows}
+    by_psutil = {r.pid: r for r in scan_psutil().rows}
+    tree = [rec.pid, *(pid for pid, r in by_proc.items() if r.ppid == rec.pid)]
+    for pid in tree:
+        mine, theirs = by_proc[pid], by_psutil[pid]
+        assert (mine.ppid, mine.pgid, mine.sid) == (theirs.ppid, theirs.pgid, theirs.sid)
+        assert theirs.rss > 0 and abs(theirs.started - (time.time() - 5)) < 60
+    assert Port(port, "tcp") in [p for _pid, p in listening_psutil(tree)]
+    assert Port(port, "tcp") in [p for _pid, p in listening_proc(tree)]
+    await jm.kill(rec.id)

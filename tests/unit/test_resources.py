@@ -8,12 +8,10 @@ import pytest
 
 from jobs_tui.engine.format import memory, usage_line
 from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.proctable import Port, ProcRow, Scan
 from jobs_tui.engine.resources import (
     JobRoots,
     JobUsage,
-    Port,
-    ProcRow,
-    Scan,
     TreeSample,
     UsageSampler,
     cpu_percent,

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from jobs_tui.engine import sockdiag
-from jobs_tui.engine.resources import Port, listening_inodes, listening_table, sockets_of
+from jobs_tui.engine.proctable import Port, listening_inodes, listening_table, sockets_of
 
 pytestmark = [
     pytest.mark.timeout(30),
