@@ -25,13 +25,13 @@ _MESSAGE = struct.Struct("=BBBBHH16s16sI8sIIIII")  # 72 bytes; the ports read ap
 _PORTS = struct.Struct(">HH")  # sport and dport are in network order
 
 
-def _query(family: int, protocol: int, states: int, seq: int) -> list[tuple[int, int, int]]:
-    """(local port, remote port, inode) of the sockets asked for."""
+def _query(family: int, protocol: int, states: int, seq: int) -> list[tuple[int, int, int, int]]:
+    """(local port, remote port, owner uid, inode) of the sockets asked for."""
     body = _REQUEST.pack(family, protocol, 0, states)
     header = _HEADER.pack(
         _HEADER.size + len(body), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, seq, 0
     )
-    found: list[tuple[int, int, int]] = []
+    found: list[tuple[int, int, int, int]] = []
     with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as sock:
         sock.sendto(header + body, (0, 0))
         while True:
@@ -49,16 +49,16 @@ def _query(family: int, protocol: int, states: int, seq: int) -> list[tuple[int,
                 if kind == SOCK_DIAG_BY_FAMILY and start + _MESSAGE.size <= len(data):
                     fields = _MESSAGE.unpack_from(data, start)
                     sport, dport = _PORTS.unpack_from(data, start + 4)
-                    found.append((sport, dport, fields[-1]))
+                    found.append((sport, dport, fields[13], fields[14]))
                 offset += (length + 3) & ~3
             if not data:
                 return found
 
 
-def listening_sockets() -> dict[int, tuple[str, int]]:
-    """inode -> (proto, port) of every listening TCP and bound, unconnected UDP socket of
-    this network namespace. Raises OSError where sock_diag is not there."""
-    found: dict[int, tuple[str, int]] = {}
+def listening_sockets() -> dict[int, tuple[str, int, int]]:
+    """inode -> (proto, port, owner uid) of every listening TCP and bound, unconnected
+    UDP socket of this network namespace. Raises OSError where sock_diag is not there."""
+    found: dict[int, tuple[str, int, int]] = {}
     seq = 0
     for family in (socket.AF_INET, socket.AF_INET6):
         for proto, protocol, state in (
@@ -66,7 +66,7 @@ def listening_sockets() -> dict[int, tuple[str, int]]:
             ("udp", socket.IPPROTO_UDP, TCP_CLOSE),
         ):
             seq += 1
-            for sport, dport, inode in _query(family, protocol, 1 << state, seq):
+            for sport, dport, uid, inode in _query(family, protocol, 1 << state, seq):
                 if sport and not dport and inode:
-                    found[inode] = (proto, sport)
+                    found[inode] = (proto, sport, uid)
     return found

@@ -43,7 +43,7 @@ def test_listeners_and_only_listeners(sockets):
     tcp, udp, connected, bound_only = sockets
     try:
         via_netlink = {
-            i: Port(port, proto) for i, (proto, port) in sockdiag.listening_sockets().items()
+            i: Port(port, proto) for i, (proto, port, _uid) in sockdiag.listening_sockets().items()
         }
     except OSError:
         pytest.skip("sock_diag is not available here")
@@ -51,6 +51,10 @@ def test_listeners_and_only_listeners(sockets):
         assert found[inode(tcp)] == Port(tcp.getsockname()[1], "tcp")
         assert found[inode(udp)] == Port(udp.getsockname()[1], "udp")
         assert inode(connected) not in found and inode(bound_only) not in found
+    for found in (listening_table(os.geteuid()), listening_inodes(os.geteuid())):
+        assert inode(tcp) in found  # ours, by the owner the kernel keeps
+    for found in (listening_table(os.geteuid() + 1), listening_inodes(os.geteuid() + 1)):
+        assert inode(tcp) not in found and inode(udp) not in found
 
 
 def test_a_process_socket_inodes_are_read_from_its_fds(sockets):
