@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -222,5 +222,50 @@ def listening_psutil(pids: Iterable[int]) -> list[tuple[int, Port]]:
     return found
 
 
-def scan_listening(pids: Iterable[int]) -> list[tuple[int, Port]]:
-    return listening_proc(pids) if LINUX else listening_psutil(pids)
+class SocketOwners:
+    """Linux: which of the jobs' processes hold a listening socket, reading fds rarely.
+
+    Reading a process's fds is the dearest part of a pass (~40 us a process), and which
+    sockets a process holds seldom changes, so each process's socket inodes (listening
+    or not yet) are kept by (pid, start): a process is read when it is new, and every
+    process again only when a listening socket of ours appears that nobody was seen to
+    hold (a new listener), or `FULL_EVERY_S` after the last full read (sockets passed
+    between processes). A socket that starts listening after it was seen needs no read.
+    """
+
+    FULL_EVERY_S = 10.0
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[int, float], frozenset[int]] = {}
+        self._foreign: set[int] = set()  # listening, ours, held by no job process
+        self._full_at: float | None = None
+
+    def __call__(self, rows: Iterable[ProcRow]) -> list[tuple[int, Port]]:
+        euid = os.geteuid()
+        inodes = listening_inodes(None if euid == 0 else euid)
+        if not inodes:
+            return []
+        rows = list(rows)
+        known = self._foreign.union(*self._held.values())
+        now = time.monotonic()
+        full = (
+            self._full_at is None
+            or now - self._full_at >= self.FULL_EVERY_S
+            or any(inode not in known for inode in inodes)
+        )
+        held: dict[tuple[int, float], frozenset[int]] = {}
+        for row in rows:
+            cached = None if full else self._held.get(row.key)
+            held[row.key] = cached if cached is not None else frozenset(sockets_of(row.pid))
+        self._held = held
+        if full:
+            self._full_at = now
+            self._foreign = set(inodes).difference(*held.values())
+        return [(r.pid, inodes[i]) for r in rows for i in held[r.key] if i in inodes]
+
+
+def socket_lookup() -> Callable[[Iterable[ProcRow]], list[tuple[int, Port]]]:
+    """What a sampler asks for the (pid, port) pairs of its jobs' processes."""
+    if LINUX:
+        return SocketOwners()
+    return lambda rows: listening_psutil(r.pid for r in rows)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import JobRecord
-from .proctable import Port, ProcRow, Scan, scan_listening, scan_processes
+from .proctable import Port, ProcRow, Scan, scan_processes, socket_lookup
 
 SAMPLE_INTERVAL_S = 1.0  # the cache: at most one pass over the process table a second
 
@@ -189,10 +189,10 @@ class UsageSampler:
         self,
         interval: float = SAMPLE_INTERVAL_S,
         scan: Callable[[], Scan] = scan_processes,
-        listening: Callable[[Iterable[int]], list[tuple[int, Port]]] = scan_listening,
+        listening: Callable[[Iterable[ProcRow]], list[tuple[int, Port]]] | None = None,
     ) -> None:
         self.interval = interval
-        self._scan, self._listening = scan, listening
+        self._scan, self._listening = scan, listening or socket_lookup()
         self._previous: dict[str, TreeSample] = {}
         self._cache: dict[str, JobUsage] = {}
         self._cached_at: float | None = None
@@ -216,8 +216,8 @@ class UsageSampler:
         scan = self._scan()
         wall = time.monotonic()
         trees = group_trees(scan.rows, [roots(r, scan.tokens) for r in records])
-        pids = [row.pid for tree in trees.values() for row in tree]
-        listening = self._listening(pids) if pids else []
+        members = [row for tree in trees.values() for row in tree]
+        listening = self._listening(members) if members else []
         result: dict[str, JobUsage] = {}
         previous, self._previous = self._previous, {}
         for job_id, tree in trees.items():

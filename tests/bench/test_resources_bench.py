@@ -78,7 +78,9 @@ async def test_sampling_fifty_jobs_costs_under_two_percent_of_a_core(bench_root:
         net_psutil = cpu_ms(lambda: psutil.net_connections(kind="inet"))
         net_diag = cpu_ms(pt.listening_inodes)
         net_table = cpu_ms(pt.listening_table)
-        psutil_edge = res.UsageSampler(scan=pt.scan_psutil, listening=pt.listening_psutil)
+        psutil_edge = res.UsageSampler(
+            scan=pt.scan_psutil, listening=lambda rows: pt.listening_psutil(r.pid for r in rows)
+        )
         psutil_sample = cpu_ms(lambda: psutil_edge.sample_now(running))
         await jm.usage()  # the manager's path (to_thread, cache): a rate after two passes
         await asyncio.sleep(1.05)

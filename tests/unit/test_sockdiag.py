@@ -9,7 +9,13 @@ import sys
 import pytest
 
 from jobs_tui.engine import sockdiag
-from jobs_tui.engine.proctable import Port, listening_inodes, listening_table, sockets_of
+from jobs_tui.engine.proctable import (
+    Port,
+    ProcRow,
+    listening_inodes,
+    listening_table,
+    sockets_of,
+)
 
 pytestmark = [
     pytest.mark.timeout(30),
@@ -60,3 +66,40 @@ def test_listeners_and_only_listeners(sockets):
 def test_a_process_socket_inodes_are_read_from_its_fds(sockets):
     held = set(sockets_of(os.getpid()))
     assert {inode(s) for s in sockets} <= held
+
+
+def test_socket_owners_read_fds_only_for_new_processes_and_new_listeners(sockets, monkeypatch):
+    from jobs_tui.engine import proctable
+
+    reads: list[int] = []
+    real = proctable.sockets_of
+
+    def counting(pid: int):
+        reads.append(pid)
+        return real(pid)
+
+    monkeypatch.setattr(proctable, "sockets_of", counting)
+    tcp = sockets[0]
+    me = ProcRow(os.getpid(), os.getppid(), os.getpgid(0), os.getsid(0), 1.0)
+    owners = proctable.SocketOwners()
+    assert (me.pid, Port(tcp.getsockname()[1])) in owners([me])
+    assert len(reads) == 1
+    owners([me])
+    assert len(reads) == 1  # nothing new: the fds are not read again
+    late = socket.socket()  # held (seen) before it listens: found without a read
+    late.bind(("127.0.0.1", 0))
+    owners.FULL_EVERY_S = 0.0
+    owners([me])
+    owners.FULL_EVERY_S = 60.0
+    reads.clear()
+    late.listen()
+    assert (me.pid, Port(late.getsockname()[1])) in owners([me]) and reads == []
+    fresh = socket.socket()  # a listener nobody was seen to hold: every process is read
+    fresh.bind(("127.0.0.1", 0))
+    fresh.listen()
+    assert (me.pid, Port(fresh.getsockname()[1])) in owners([me]) and reads == [me.pid]
+    reused = ProcRow(os.getpid(), 1, 1, 1, 2.0)  # same pid, another start: read as new
+    owners([me, reused])
+    assert reads == [me.pid, me.pid]
+    for sock in (late, fresh):
+        sock.close()
