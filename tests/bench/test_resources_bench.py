@@ -8,7 +8,7 @@ Run by hand (not part of the default test run):
 as `JobManager.usage` does at 1 Hz; the CPU of one pass (this thread's, `thread_time`)
 is the cost, beside a bare `psutil.process_iter` pass and the psutil edge measured in the
 same run. Environment: JOBS_TUI_BENCH_USAGE_JOBS (default 50), JOBS_TUI_BENCH_USAGE_PASSES
-(default 20).
+(default 20), JOBS_TUI_BENCH_USAGE_SECONDS (passes at 1 Hz, default 12).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ pytestmark = pytest.mark.timeout(600)
 
 JOBS = max(1, env_int("JOBS_TUI_BENCH_USAGE_JOBS", 50))
 PASSES = max(3, env_int("JOBS_TUI_BENCH_USAGE_PASSES", 20))
+HZ_PASSES = max(3, env_int("JOBS_TUI_BENCH_USAGE_SECONDS", 12))
 BUDGET = 2.0  # % of one core at 1 Hz
 SERVER = (
     f'{sys.executable} -c "import socket, time; s = socket.socket(); '
@@ -71,6 +72,12 @@ async def test_sampling_fifty_jobs_costs_under_two_percent_of_a_core(bench_root:
         procs_in_jobs = sum(u.process_count for u in found.values())
 
         ours = cpu_ms(lambda: sampler.sample_now(running))
+        at_1hz = []  # the real cadence: one pass a second, a full fd read every 10 s included
+        for _ in range(HZ_PASSES):
+            c0 = time.thread_time()
+            sampler.sample_now(running)
+            at_1hz.append((time.thread_time() - c0) * 1000)
+            await asyncio.sleep(1.0)
         bare = cpu_ms(lambda: list(psutil.process_iter()))
         ppid = cpu_ms(lambda: [p.info for p in psutil.process_iter(["pid", "ppid"])])
         scan_proc = cpu_ms(pt.scan_proc)
@@ -97,20 +104,21 @@ async def test_sampling_fifty_jobs_costs_under_two_percent_of_a_core(bench_root:
         assert listened[server.id].ports, listened[server.id]
         ours_listening = cpu_ms(lambda: sampler.sample_now(with_server))
 
-        percent = ours[0] / 10  # ms per 1000 ms, as a percentage of one core
+        hz_ms = sum(at_1hz) / len(at_1hz)
+        percent = hz_ms / 10  # ms per 1000 ms, as a percentage of one core
         table = Table(
             f"usage sampling: {JOBS} jobs ({procs_in_jobs} processes in their trees), "
             f"{table_size} processes on the machine, 1 Hz"
         )
         table.add(
-            "one sample of every job (/proc)",
-            fmt(ours),
+            f"sampling every job at 1 Hz for {HZ_PASSES} s",
+            f"{percent:.2f}% of a core ({hz_ms:.2f} ms a pass)",
             f"bare process_iter() {fmt(bare)}",
-            f"{ours[0] / max(bare[0], 1e-6):.0f}x",
+            f"{hz_ms / max(bare[0], 1e-6):.0f}x",
             f"< {BUDGET:.0f}% of a core",
             percent < BUDGET,
         )
-        table.add("  = share of one core at 1 Hz", f"{percent:.2f}%", "", "", f"< {BUDGET:.0f}%")
+        table.add("  one pass, back to back (median)", fmt(ours))
         table.add("  its process pass (scan_proc)", fmt(scan_proc))
         table.add(
             "  one job listening (+ sockets table)",
