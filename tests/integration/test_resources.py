@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from jobs_tui.engine import Config, JobManager
+from jobs_tui.engine import Config, InvalidArgument, JobManager, UnknownJob
 from jobs_tui.engine.model import JobStatus
 from jobs_tui.engine.proctable import (
     Port,
@@ -159,3 +159,11 @@ async def test_the_psutil_edge_sees_the_same_processes_and_port(jm: JobManager):
     assert Port(port, "tcp") in [p for _pid, p in listening_psutil(tree)]
     assert Port(port, "tcp") in [p for _pid, p in listening_proc(tree)]
     await jm.kill(rec.id)
+
+
+async def test_usage_of_a_bad_or_unknown_id_is_an_error_naming_it(jm: JobManager):
+    with pytest.raises(InvalidArgument) as bad:
+        await jm.usage(["not an id"])
+    assert bad.value.field == "id"
+    with pytest.raises(UnknownJob):
+        await jm.usage(["j99"])
