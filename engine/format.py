@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .model import JobRecord, JobStatus
+from .resources import JobUsage
 
 GLYPHS = {
     JobStatus.RUNNING: "▸",
@@ -123,3 +124,27 @@ def lost_note(record: JobRecord) -> str | None:
     if record.log_lost_bytes:
         return f"{record.log_lost_bytes} bytes lost: {why}"
     return record.log_note
+
+
+def memory(nbytes: int) -> str:
+    """`85 MiB`, `1.2 GiB`, `640 KiB`: RSS in the unit a person reads at a glance."""
+    if nbytes >= 1 << 30:
+        return f"{nbytes / (1 << 30):.1f} GiB"
+    if nbytes >= 1 << 20:
+        return f"{nbytes / (1 << 20):.0f} MiB"
+    return f"{nbytes / 1024:.0f} KiB"
+
+
+def usage_line(usage: JobUsage) -> str:
+    """The detail pane's line: `cpu 12% · mem 85 MiB · 3 procs · listening :5173`.
+
+    `cpu –` until a second sample gives a rate; UDP ports carry `/udp`; no ports, no
+    `listening` part.
+    """
+    cpu = "cpu –" if usage.cpu_percent is None else f"cpu {usage.cpu_percent:.0f}%"
+    count = usage.process_count
+    parts = [cpu, f"mem {memory(usage.rss_bytes)}", f"{count} proc{'' if count == 1 else 's'}"]
+    if usage.ports:
+        shown = [f":{p.port}" + ("/udp" if p.proto == "udp" else "") for p in usage.ports]
+        parts.append("listening " + " ".join(shown))
+    return " · ".join(parts)

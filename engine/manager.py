@@ -28,6 +28,7 @@ from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import LogReader
 from .reconcile import finish
 from .registry import Registry
+from .resources import JobUsage, UsageSampler
 from .results import JobError, KillResult, LogPage, LogsResult, ReadSince, Refused, UnknownJob
 from .sanitize import sanitize_line
 from .supervision import Supervisor
@@ -74,6 +75,7 @@ class JobManager:
         )
         self._control = Controller(self)
         self._reader = LogReader(self.paths, self.config)
+        self._usage = UsageSampler()
         self._subscribers: list[Subscriber] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._opened = False
@@ -269,6 +271,23 @@ class JobManager:
         if reports:
             self.registry.mark_dirty()
         return reports
+
+    async def usage(self, ids: list[str] | None = None) -> dict[str, JobUsage]:
+        """CPU %, RSS, process count and listening ports of each running job's tree.
+
+        Every running job this machine runs (peers' included), or those of `ids`; a job
+        that is not running (or not a live process here) has no entry. One pass over the
+        process table serves all jobs, off the event loop, at most once a second (calls
+        in between get that pass's answer): call it only while someone looks. A job's
+        first sample has `cpu_percent` None (a rate needs two). See `engine/resources.py`.
+        """
+        if ids is not None:
+            for job_id in ids:
+                check("id", job_id)
+                self.get(job_id)
+        self.registry.refresh_peers(now_ms())
+        found = await self._usage.sample([r for r in self.registry.all() if r.running])
+        return found if ids is None else {i: found[i] for i in ids if i in found}
 
     # -- start -------------------------------------------------------------------
     async def start(
