@@ -114,7 +114,10 @@ class ReadingMixin:
     async def read_since(self: JobManager, job_id: str, offset: int, cap: int = 65536) -> ReadSince:
         """Sanitized output from absolute byte `offset`, at most `cap` bytes of it.
 
-        An incomplete UTF-8 sequence at the end is left for the next read.
+        An incomplete UTF-8 sequence or escape at the end is left for the next read while
+        more may come (the job runs, or the cap cut it); once the job has ended, its last
+        bytes are returned as they are (a cut character shows as U+FFFD, as a tail read
+        shows it), so a follower that reads to the end never waits for bytes that never come.
         """
         record = self.get(job_id)
         live, previous = self.log_files(record)
@@ -127,9 +130,9 @@ class ReadingMixin:
                 raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
             data = got.data
             capped = got.offset + len(data) < got.end
-            keep = _complete_utf8(data)
-            if record.running or capped:
-                keep = _complete_escape(data[:keep])  # the rest of it comes with the next read
+            keep = len(data)
+            if record.running or capped:  # the rest of a cut sequence comes with the next read
+                keep = _complete_escape(data[: _complete_utf8(data)])
             if keep or not capped or cap >= HOLD_LIMIT:
                 break
             cap = min(HOLD_LIMIT, cap * 2 + 256)  # the cap fell inside one sequence: read more

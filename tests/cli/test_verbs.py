@@ -139,6 +139,15 @@ def test_logs_tail_page_and_follow(cli: Cli):
     assert cli.ok("logs", "j3").out == "No output yet.\n"
 
 
+def test_follow_ends_with_the_job_whose_output_ends_in_a_cut_character(cli: Cli):
+    """The last bytes of a finished job are not held back as an unfinished character."""
+    cli.ok("start", "--", "sleep 0.5; printf 'ab\\342'")
+    followed = cli("logs", "j1", "--follow", timeout=15)
+    assert followed.code == 0, followed.err
+    assert followed.out.startswith("No output yet.\nab\ufffd")
+    assert followed.out.rstrip().splitlines()[-1].startswith("✓ j1 ")
+
+
 def test_clear_one_all_and_refusals(cli: Cli):
     cli.ok("start", "--", "true")
     cli.ok("start", "--", "sleep 30")
