@@ -8,8 +8,9 @@ import re
 from typing import TYPE_CHECKING
 
 from .calls import JobCall
+from .follower import END, LogFollower
 from .format import lost_note
-from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_since, read_tail
+from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_tail
 from .model import JobRecord
 from .results import JobError, LogsResult, ReadSince, Refused
 from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
@@ -66,7 +67,7 @@ class ReadingMixin:
             earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
             log_file=live,
             note=note,
-            resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            position=tail.position,
             partial_bytes=partial,
             rotated_bytes=dropped,
         )
@@ -122,12 +123,8 @@ class ReadingMixin:
         record = self.get(job_id)
         live, previous = self.log_files(record)
         while True:
-            try:
-                got = await asyncio.to_thread(read_since, live, previous, max(0, offset), cap)
-            except LogRefused as exc:
-                raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
-            except LogMissing as exc:
-                raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
+            follower = LogFollower(record.id, live, previous, max(0, offset))
+            got = await asyncio.to_thread(follower.read, cap)
             data = got.data
             capped = got.offset + len(data) < got.end
             keep = len(data)
@@ -142,6 +139,12 @@ class ReadingMixin:
             skipped=got.skipped,
             end=got.end,
         )
+
+    def follow(self: JobManager, job_id: str, position: int = END) -> LogFollower:
+        """A follower of the job's log from absolute `position` (a tail's `position`;
+        the end as it is now by default): screens follow a log without knowing its files."""
+        live, previous = self.log_files(self.get(job_id))
+        return LogFollower(job_id, live, previous, position)
 
 
 def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:
