@@ -187,6 +187,7 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
             record.signal,
             record.last_line,
             record.log_bytes,
+            record,
         )
         for callback in list(self._subscribers):
             with contextlib.suppress(Exception):

@@ -186,7 +186,11 @@ class JobRecord:
 
 @dataclass(frozen=True)
 class JobEvent:
-    """What subscribers hear: `job-started`, `job-output` or `job-finished`."""
+    """What subscribers hear: `job-started`, `job-output` or `job-finished`.
+
+    `record` is the changed record itself (the manager's live one), so a screen updates
+    the row that changed instead of re-reading the table; it is not part of `to_json`.
+    """
 
     kind: str
     id: str
@@ -196,6 +200,7 @@ class JobEvent:
     signal: str | None = None
     last_line: str = ""
     log_bytes: int = 0
+    record: JobRecord | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {

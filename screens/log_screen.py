@@ -49,6 +49,12 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """Lines that arrived while paused (the `+N new lines` bar)."""
     wrap: reactive[bool] = reactive(False, init=False)
     """Long lines wrap onto the next rows (`w`) instead of scrolling sideways."""
+    loaded: reactive[bool] = reactive(False, init=False)
+    """The tail is shown and followed."""
+    problem: reactive[str] = reactive("", init=False)
+    """Why the log cannot be shown (sanitized), instead of the pane's state."""
+    skipped: reactive[int] = reactive(0, init=False)
+    """Bytes passed over to keep up with a writer faster than the screen."""
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -88,12 +94,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.clock: Clock = clock or wall_clock
         self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
         self.max_lines = max(max_lines, self.tail_lines)
-        self.skipped = 0
-        self.loaded = False
         self.log_path = ""
         self._tail: OpenedTail | None = None
         self._lost: tuple[int, str | None] | None = None  # (bytes, why) the pane last named
-        self.problem = ""
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
         self._title_key: object = None
@@ -163,12 +166,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.loaded = True
         self._poll()  # the unfinished line, at once
         self.view.follow_end()
-        self._show_sub()
         self.set_interval(POLL_S, self._poll)
 
     def _fail(self, message: str) -> None:
         self.problem = message
-        self._show_sub()
 
     def _poll(self) -> None:
         if self._follower is None:
@@ -264,6 +265,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._show_sub()
 
     def watch_new_lines(self) -> None:
+        self._show_sub()
+
+    def watch_loaded(self) -> None:
+        self._show_sub()
+
+    def watch_problem(self) -> None:
+        self._show_sub()
+
+    def watch_skipped(self) -> None:
         self._show_sub()
 
     def _pause(self) -> None:

@@ -202,7 +202,9 @@ class FakeSource:
         return lambda: self.subscribers.remove(callback)
 
     def publish(self, kind: str, rec: JobRecord) -> None:
-        event = JobEvent(kind, rec.id, rec.label, rec.status.value, rec.exit_code, rec.signal)
+        event = JobEvent(
+            kind, rec.id, rec.label, rec.status.value, rec.exit_code, rec.signal, record=rec
+        )
         for callback in list(self.subscribers):
             callback(event)
 
