@@ -72,6 +72,7 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         self.session_id = session_id or f"jt-{secrets.token_hex(8)}"
         self.persistent = persistent
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
+        self.registry.on_change = lambda: self._announce(JobEvent("registry-changed", "", "", ""))
         self.problems: list[str] = list(self.config.warnings)
         self._reported_problems: set[str] = set()
         self._links: dict[str, ShimLink] = {}
@@ -189,6 +190,9 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
             record.log_bytes,
             record,
         )
+        self._announce(event)
+
+    def _announce(self, event: JobEvent) -> None:
         for callback in list(self._subscribers):
             with contextlib.suppress(Exception):
                 callback(event)

@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 try:
@@ -92,6 +92,8 @@ class Registry:
         self._pruned_here = 0  # pruned by this process since it last wrote
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
         self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
+        self.on_change: Callable[[], None] | None = None  # the table changed from disk
+        self._peer_view: tuple[tuple[object, ...], ...] = ()
 
     @property
     def own_path(self) -> Path:
@@ -188,6 +190,18 @@ class Registry:
         for record in peers.values():
             self._view_settle(record)
         self._peers = peers
+        view = tuple(
+            (r.id, r.status, r.finished_at, r.stopping_at, r.session_id, r.label)
+            for r in peers.values()
+        )
+        if view != self._peer_view:
+            self._peer_view = view
+            self._changed()
+
+    def _changed(self) -> None:
+        """Tell the manager what no shim event says: peers' files or our own changed on disk."""
+        if self.on_change is not None:
+            self.on_change()
 
     def _adoptable(self, file: RegistryFile, now_ms: int) -> bool:
         if file.path is None:
@@ -518,6 +532,7 @@ class Registry:
                 self.lost.append(job_id)
         self._on_disk = set(disk)
         self._written, self._disk_raw = fresh.key, fresh.raw
+        self._changed()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

@@ -54,7 +54,7 @@ async def test_an_output_event_updates_the_selected_row_and_detail_without_a_re_
 ):
     source = CountingSource(list(fake.records.values()))
     app = Host(lambda: JobsScreen(source, clock=frozen_clock))
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(100, 30)):
         screen = app.screen
         assert isinstance(screen, JobsScreen)
         job_id = screen.selection
@@ -117,3 +117,14 @@ async def test_a_hosts_css_restyles_the_detail_panes_status_colour(fake: FakeSou
         outcome = next(line for line in detail.render().split("\n") if "outcome" in line.plain)
         colours = {str(span.style) for span in outcome.spans}
         assert any("255,0,255" in colour for colour in colours), colours
+
+
+async def test_a_peers_change_reaches_subscribers_as_an_event(jm: JobManager, peer: JobManager):
+    """What a peer's file says is news too: the screen re-reads at once, not on its next
+    slow reconcile."""
+    seen = []
+    jm.subscribe(seen.append)
+    theirs = await peer.start("sleep 30", label="theirs")
+    assert await until(lambda: any(e.kind == "registry-changed" for e in seen), 5)
+    assert jm.get(theirs.id).label == "theirs"
+    await peer.kill(theirs.id, "SIGKILL")
