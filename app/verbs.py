@@ -108,7 +108,7 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     start = 0
     if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
-        start = (await jm.read_since(args.id, 1 << 62, 0)).end
+        start = jm.follow(args.id).position
     if args.offset is not None or args.limit is not None:
         jm.get(args.id)
         page = await jm.page(args.id, args.offset or 0, args.limit)
