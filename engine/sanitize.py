@@ -38,8 +38,11 @@ _SPACES = re.compile(r"\s+")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
+_ESCAPE_INTRO = re.compile(r"[\x1b\x90-\x9f]")  # ESC, or an 8-bit C1 sequence introducer
+
+
 def strip_escapes(text: str, keep_sgr: bool = False) -> str:
-    if "\x1b" not in text and not any("\x90" <= ch <= "\x9f" for ch in text):
+    if not _ESCAPE_INTRO.search(text):  # the common case, at C speed
         return text
     if not keep_sgr:
         return _ESCAPES.sub("", text)
