@@ -14,26 +14,35 @@ import os
 import re
 from typing import Any, NoReturn
 
+from jobs_tui.engine.callschema import (
+    MAX_COLS,
+    MAX_LINES,
+    MAX_ROWS,
+    MAX_START_TIMEOUT_MS,
+    MAX_WAIT_MS,
+    MIN_COLS,
+    MIN_ROWS,
+)
+from jobs_tui.engine.protocol import KILL_SIGNALS as SIGNALS
+
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
 
-SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
 GLOBAL_VALUE_FLAGS = ("--registry-dir", "--session")
 DESCRIPTION = "Background jobs for people who work beside coding agents."
 EPILOG = "Words after -- are the command (start, exec) or the text (send)."
 
 # (verb, dest) -> (flag, lowest, highest); see README, "Command line".
-DAY_MS = 24 * 60 * 60 * 1000
 RANGES: dict[tuple[str, str], tuple[str, int, int]] = {
-    ("start", "timeout_ms"): ("--timeout-ms", 1, DAY_MS),
-    ("exec", "timeout_ms"): ("--timeout-ms", 1, DAY_MS),
+    ("start", "timeout_ms"): ("--timeout-ms", 1, MAX_START_TIMEOUT_MS),
+    ("exec", "timeout_ms"): ("--timeout-ms", 1, MAX_START_TIMEOUT_MS),
     ("exec", "yield_ms"): ("--yield-ms", 250, 30_000),
-    ("wait", "timeout_ms"): ("--timeout-ms", 0, 600_000),
-    ("poll", "wait_ms"): ("--wait-ms", 0, 600_000),
-    ("logs", "lines"): ("--lines", 1, 2000),
+    ("wait", "timeout_ms"): ("--timeout-ms", 0, MAX_WAIT_MS),
+    ("poll", "wait_ms"): ("--wait-ms", 0, MAX_WAIT_MS),
+    ("logs", "lines"): ("--lines", 1, MAX_LINES),
     ("logs", "offset"): ("--offset", 0, 10**12),
     ("logs", "limit"): ("--limit", 1, 1_000_000),
-    ("start", "cols"): ("--cols", 20, 500),
-    ("start", "rows"): ("--rows", 5, 300),
+    ("start", "cols"): ("--cols", MIN_COLS, MAX_COLS),
+    ("start", "rows"): ("--rows", MIN_ROWS, MAX_ROWS),
 }
 _WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
 _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")

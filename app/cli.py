@@ -88,10 +88,10 @@ def _fail(args: argparse.Namespace | None, error: VerbError, verb: str | None = 
 
 
 def _is_usage(exc: Exception) -> bool:
-    """A call the engine's validation refused (not a failure while acting on a job)."""
-    from jobs_tui.engine.calls import CallError
+    """A call the engine's argument checks refused (not a failure while acting on a job)."""
+    from jobs_tui.engine.results import InvalidArgument
 
-    return isinstance(exc.__cause__, CallError) or getattr(exc, "field", None) in ("cols", "rows")
+    return isinstance(exc, InvalidArgument)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,9 +13,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.calls import CallError, JobCall, validate
 from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.tools.job import dispatch
+from jobs_tui.engine.tools.job import CallError, JobCall, dispatch, validate
 
 from . import human, jsonout, printing
 from .argv import not_utf8
@@ -108,14 +107,14 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     start = 0
     if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
-        start = jm.follow(args.id).position
+        start = await jm.log_end(args.id)
     if args.offset is not None or args.limit is not None:
         jm.get(args.id)
         page = await jm.page(args.id, args.offset or 0, args.limit)
         details: dict[str, Any] = {
             "job": page.job.to_json(),
             "logs": page.text + ("\n" if page.text else ""),
-            "offset": page.earlier_lines or 0,
+            "offset": page.offset,
             "totalLines": page.total_lines,
             "truncated": bool(page.truncated),
         }

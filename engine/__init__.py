@@ -11,11 +11,12 @@ if TYPE_CHECKING:
     from .config import Config, ConfigError
     from .manager import JobManager
     from .model import JobEvent, JobRecord, JobStatus
-    from .results import JobError, Refused, UnknownJob
+    from .results import InvalidArgument, JobError, Refused, UnknownJob
 
 __all__ = [
     "Config",
     "ConfigError",
+    "InvalidArgument",
     "JobError",
     "JobEvent",
     "JobManager",
@@ -30,6 +31,7 @@ _LAZY = {
     "Config": "config",
     "ConfigError": "config",
     "JobManager": "manager",
+    "InvalidArgument": "results",
     "JobError": "results",
     "Refused": "results",
     "UnknownJob": "results",

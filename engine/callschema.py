@@ -1,9 +1,9 @@
 """The `job` tool's JSON Schema, and the limits and text rules every vocabulary shares.
 
 These schemas are the single definition of what a call may say: `schemacheck.check`
-holds calls to them and hosts register them. The core (`calls.py`) reads the `job`
-schema from here without importing a vocabulary; `tools/schemas.py` builds the others
-from the same fragments.
+holds calls to them and hosts register them. The typed API checks its arguments against
+the same field rules (`arguments.py`), without importing a vocabulary; `tools/job.py` holds
+a `job` call to `JOB`, and `tools/schemas.py` builds the others from the same fragments.
 
 Patterns mean the same in Python's `re` (the checker, the `jsonschema` library) and in
 ECMA-262 (what JSON Schema specifies): no lookaround, no `\\s` or `\\d` (their classes
@@ -18,7 +18,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .model import ACTIONS, KILL_SIGNALS
+from .model import ACTIONS
+from .paths import MAX_JOB_NUMBER as MAX_JOB_NUMBER  # ids are j1..j999999999
+from .protocol import KILL_SIGNALS
 from .schemacheck import explain, quote
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -31,8 +33,10 @@ MAX_START_TIMEOUT_MS = 24 * 60 * 60 * 1000
 MAX_WAIT_MS = 600_000
 DEFAULT_WAIT_MS = 30_000
 MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
-MAX_JOB_NUMBER = 999_999_999  # ids are j1..j999999999
 MAX_SAFE_INTEGER = 2**53 - 1  # the bound of a field that is otherwise only clamped
+
+START_TIMEOUT: dict[str, Any] = {"minimum": 1, "maximum": MAX_START_TIMEOUT_MS}  # start's
+WAIT_TIMEOUT: dict[str, Any] = {"minimum": 0, "maximum": MAX_WAIT_MS}  # wait's
 
 # The characters Python's str.isspace() calls whitespace, spelled out so that every regex
 # dialect reads the same class.
@@ -160,9 +164,7 @@ def _job_rules() -> list[dict[str, Any]]:
             "start",
             {
                 "required": ["command"],
-                "properties": only(
-                    start, f, timeoutMs={"minimum": 1, "maximum": MAX_START_TIMEOUT_MS}
-                ),
+                "properties": only(start, f, timeoutMs=START_TIMEOUT),
             },
         ),
         when("action", "list", {"properties": only({"all"}, f)}),
@@ -191,9 +193,7 @@ def _job_rules() -> list[dict[str, Any]]:
             "wait",
             {
                 "required": ["id"],
-                "properties": only(
-                    {"id", "timeoutMs"}, f, timeoutMs={"minimum": 0, "maximum": MAX_WAIT_MS}
-                ),
+                "properties": only({"id", "timeoutMs"}, f, timeoutMs=WAIT_TIMEOUT),
             },
         ),
         when("action", "clear", {"properties": only({"id", "all"}, f)}),

@@ -12,7 +12,7 @@ from .logs import LogMissing, LogRefused, SinceRead, read_since
 from .results import JobError
 
 READ_CAP = 4 * 1024 * 1024  # bytes one read returns at most; the rest waits for the next
-END = 1 << 62  # a position past any log: "from the end as it is now"
+LOG_END = 1 << 62  # a position past any log: "from the end as it is now"
 
 
 class LogFollower:
@@ -23,12 +23,12 @@ class LogFollower:
     file open between reads, so it needs no closing and survives a deleted segment.
     """
 
-    def __init__(self, job_id: str, live: str, previous: str, position: int = END) -> None:
+    def __init__(self, job_id: str, live: str, previous: str, position: int = LOG_END) -> None:
         self.job_id = job_id
         self._live = live
         self._previous = previous
         self.position = 0
-        self.position = self.read(0).end if position >= END else max(0, position)
+        self.position = self.read(0).end if position >= LOG_END else max(0, position)
 
     def read(self, cap: int = READ_CAP) -> SinceRead:
         """Up to `cap` bytes from the position (raw: the caller sanitizes); raises JobError."""

@@ -1,4 +1,5 @@
-"""Starting a shim: spawn it detached, read its ready line, reap the short-lived parent."""
+"""Starting a shim: its spec, spawn it detached, read its ready line, reap the short-lived
+parent."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ import select
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+from . import procs
+from .protocol import ENV_OWNER_POLL
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .model import JobRecord
+    from .paths import RegistryPaths
+    from .protocol import Ready, StartSpec
 
 SHIM_MODULE = "jobs_tui.engine.shim"
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -33,13 +43,46 @@ def shim_command(spec_json: str) -> list[str]:
 ENV_SHIM_STDERR = "JOBS_TUI_SHIM_STDERR"  # a file for shim tracebacks, when debugging
 
 
+def start_spec(
+    record: JobRecord,
+    paths: RegistryPaths,
+    config: Config,
+    owner: int | None,
+    marker: str,
+    cols: int,
+    rows: int,
+) -> StartSpec:
+    """What the shim of `record` starts with: every path from `paths`, the owner it watches
+    (None: a detached job, or a persistent session's), the job's marker."""
+    job_id = record.id
+    return {
+        "id": job_id,
+        "command": record.command,
+        "cwd": record.cwd,
+        "log": record.log_path,
+        "previous": str(paths.previous_log(job_id)),
+        "status": record.status_path or str(paths.status(job_id)),
+        "end": str(paths.end(job_id)),
+        "socket": str(paths.socket(job_id)),
+        "maxLogBytes": config.max_log_bytes,
+        "killGraceMs": config.kill_grace_ms,
+        "timeoutMs": record.timeout_ms,
+        "stdin": record.stdin,
+        "tty": record.tty,
+        "cols": cols,
+        "rows": rows,
+        "ownerPid": owner,
+        "ownerToken": procs.start_token(owner) if owner else None,
+        "ownerPoll": bool(os.environ.get(ENV_OWNER_POLL)),
+        "marker": marker,
+    }
+
+
 class LaunchError(RuntimeError):
     """The shim could not start the job."""
 
 
-def launch(
-    spec: dict[str, Any], timeout: float = 15.0, env: dict[str, str] | None = None
-) -> dict[str, Any]:
+def launch(spec: StartSpec, timeout: float = 15.0, env: dict[str, str] | None = None) -> Ready:
     """Blocking: returns the shim's ready message ({pid, startToken, shimPid, shimToken}).
 
     `env` extends the shim's environment, which the job inherits (never argv: that is

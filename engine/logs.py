@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from .logwriter import LogWriter
+from .protocol import base_of
 from .safefiles import UnsafeFile, open_regular
 
 MiB = 1024 * 1024
@@ -350,7 +351,7 @@ def _open_addressed(live: str, previous: str) -> tuple[SegmentPair, int]:
     """The pair opened, and the absolute offset of its first byte (see logwriter's base file)."""
     for attempt in range(100):
         pair = open_pair(live, previous)
-        base = _read_base(live + ".base")
+        base = _read_base(base_of(live))
         if pair.live is not None and base is not None:
             if base[0] != os.fstat(pair.live.fd).st_ino:
                 pair.close()

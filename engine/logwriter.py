@@ -11,6 +11,8 @@ import errno
 import os
 import time
 
+from .protocol import base_of
+
 MiB = 1024 * 1024
 _FILE_MODE = 0o600
 FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # the disk (or a quota) is full
@@ -24,7 +26,7 @@ class LogWriter:
     def __init__(self, live: str, previous: str, max_bytes: int, chunk: int = MiB) -> None:
         self.live = live
         self.previous = previous
-        self.base = live + ".base"
+        self.base = base_of(live)
         self.max_bytes = max(0, int(max_bytes))
         self.total = 0  # bytes accepted since the writer opened
         self.rotations = 0

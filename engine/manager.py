@@ -1,10 +1,16 @@
-"""`JobManager`: the job table of one session, its shims, the one settle path, waiters, events."""
+"""`JobManager`: one session's typed API over its jobs, and the one settle path.
+
+The facade composes what does the work, each owning its state: the `Registry` (records
+on disk, merged with peers'), the `Supervisor` (launching shims, one link per job, the
+reconcile of own jobs), the `Controller` (send, resize, wait, kill, adopt, clear) and the
+`LogReader`. Every public method takes typed arguments and checks them itself
+(`arguments`); the tool vocabularies (`engine/tools/`) are adapters over these methods.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import secrets
 import signal as signal_module
@@ -14,35 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from . import procs, sessions
-from .calls import CallError, JobCall, validate
+from .arguments import check, check_env, check_size, check_start, resolve_cwd
 from .config import Config, resolve_registry_dir
-from .control import ControlMixin, check_env, check_size
+from .control import Controller
 from .exitfiles import ExitInfo
-from .link import LinkClosed, ShimLink
-from .model import (
-    EndReason,
-    JobEvent,
-    JobRecord,
-    JobStatus,
-    now_ms,
-    outcome,
-    valid_exit_status,
-)
+from .follower import LOG_END, LogFollower
+from .model import JobEvent, JobRecord, JobStatus, now_ms
 from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
-from .reading import ReadingMixin
+from .reading import LogReader
+from .reconcile import finish
 from .registry import Registry
-from .results import JobError, Refused, UnknownJob
-from .sanitize import last_line, sanitize_line
-from .supervision import SupervisionMixin
+from .results import JobError, KillResult, LogPage, LogsResult, ReadSince, Refused, UnknownJob
+from .sanitize import sanitize_line
+from .supervision import Supervisor
 
 Subscriber = Callable[[JobEvent], None]
-
-
-def status_value(value: Any) -> int | None:
-    """A raw exit status worth keeping: an int that is an exit code or a signal death."""
-    if isinstance(value, int) and not isinstance(value, bool) and valid_exit_status(value):
-        return value
-    return None
 
 
 WINDOWS = sys.platform == "win32"
@@ -52,7 +44,7 @@ DETACH_REFUSAL = (
 )
 
 
-class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
+class JobManager:
     """Start, follow, feed, wait for, kill and clear jobs; see the README for the API."""
 
     def __init__(
@@ -72,19 +64,23 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         self.session_id = session_id or f"jt-{secrets.token_hex(8)}"
         self.persistent = persistent
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
+        for warning in self.config.warnings:
+            self.registry.report(warning)
+        self.supervisor = Supervisor(
+            self.registry,
+            self.paths,
+            self.config,
+            persistent=persistent,
+            settle=self.settle,
+            publish=self._publish,
+        )
+        self._control = Controller(self)
+        self._reader = LogReader(self.paths, self.config)
         self.registry.on_change = lambda: self._announce(JobEvent("registry-changed", "", "", ""))
-        self.problems: list[str] = list(self.config.warnings)
-        self._reported_problems: set[str] = set()
-        self._links: dict[str, ShimLink] = {}
-        self._finished: dict[str, asyncio.Event] = {}
-        self._gone: dict[str, asyncio.Future[dict[str, Any]]] = {}  # kills awaiting the tree
         self._subscribers: list[Subscriber] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._opened = False
         self._closed = False
-        self._persist_pending = False
-        self._launching: set[str] = set()  # ids this process is starting right now
-        self._attaching: dict[str, asyncio.Task[bool]] = {}
 
     # -- lifecycle ---------------------------------------------------------------
     async def __aenter__(self) -> JobManager:
@@ -106,13 +102,13 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         # On a full disk neither write is fatal (reads must work); both are retried.
         self._write_marker()
         try:
-            self.problems += self.registry.load(now_ms())
+            self.registry.load(now_ms())
         except OSError as exc:  # adopting a dead session's file needs a write: later
-            self._note_unwritable(exc)
-        await self._reconcile_own()
-        self._persist_if_dirty()  # a read-only call writes nothing it did not change
+            self.registry.unwritable(exc)
+        await self.supervisor.reconcile()
+        self.registry.save_if_dirty()  # a read-only call writes nothing it did not change
         self._spawn(self._heartbeat())
-        self._spawn(self._reconcile_loop())
+        self._spawn(self.supervisor.reconcile_loop())
 
     def install_signal_handlers(self) -> None:
         """SIGTERM / SIGHUP close the session (own jobs killed, registry written), then exit."""
@@ -137,22 +133,16 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
             kill_jobs = not self.persistent
         if kill_jobs:
             victims = [r.id for r in self.registry.own_running() if not r.detached]
-            await asyncio.gather(*(self._kill_quietly(job_id) for job_id in victims))
-        tasks = [*self._tasks, *self._attaching.values()]
+            await asyncio.gather(*(self._control.kill_quietly(job_id) for job_id in victims))
+        tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)  # none left pending
-        for link in list(self._links.values()):
-            await link.close()
-        self._links.clear()
-        self._persist()
+        await self.supervisor.close()
+        self.registry.save()
         sessions.remove_marker(self.paths, self.session_id)
         if not self.persistent:  # only this process wrote our file: its lock goes too
             self.registry.lock_path.unlink(missing_ok=True)
-
-    async def _kill_quietly(self, job_id: str) -> None:
-        with contextlib.suppress(JobError, LinkClosed, TimeoutError):
-            await self.kill(job_id, "SIGTERM")
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -164,13 +154,13 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         while True:
             await asyncio.sleep(interval)
             self._write_marker()
-            self._persist_if_dirty()
+            self.registry.save_if_dirty()
 
     def _write_marker(self) -> None:
         try:
             sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
         except OSError as exc:
-            self._note_unwritable(exc)
+            self.registry.unwritable(exc)
 
     # -- events ------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -179,128 +169,33 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
 
     def _publish(self, kind: str, record: JobRecord) -> None:
-        event = JobEvent(
-            kind,
-            record.id,
-            record.label,
-            record.status.value,
-            record.exit_code,
-            record.signal,
-            record.last_line,
-            record.log_bytes,
-            record,
-        )
-        self._announce(event)
+        self._announce(JobEvent.of(kind, record))
 
     def _announce(self, event: JobEvent) -> None:
         for callback in list(self._subscribers):
             with contextlib.suppress(Exception):
                 callback(event)
 
-    def _on_shim_event(self, job_id: str, message: dict[str, Any]) -> None:
-        record = self.registry.get(job_id)
-        if record is None:
-            return
-        self._apply_output(record, message)
-        if message.get("ev") == "exit":
-            self._settle_from_message(record, message)
-        elif message.get("ev") == "output":
-            self._publish("job-output", record)
-        elif message.get("ev") == "gone":
-            self._resolve_gone(job_id, message)
-
-    def _resolve_gone(self, job_id: str, report: dict[str, Any]) -> None:
-        waiter = self._gone.pop(job_id, None)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(report)
-
-    def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
-        if isinstance(message.get("bytes"), int):
-            record.log_bytes = message["bytes"]
-        lost = message.get("lostBytes")
-        if isinstance(lost, int) and lost > record.log_lost_bytes:
-            record.log_lost_bytes = lost
-            self.registry.mark_dirty()
-        note = message.get("logNote")
-        if isinstance(note, str) and note != record.log_note:
-            record.log_note = note[:80]
-            self.registry.mark_dirty()
-        tail = message.get("tail")
-        line = last_line(tail) if isinstance(tail, str) else ""
-        if line and line != record.last_line:
-            record.last_line = line
-            self.registry.mark_dirty()
-
-    def _on_link_closed(self, job_id: str) -> None:
-        self._links.pop(job_id, None)
-        record = self.registry.get(job_id)
-        if record is not None and record.running:
-            self._settle_gone(record)
-        self._resolve_gone(job_id, {})  # a shim exits only once its tree is gone
-
     # -- the one settle path -----------------------------------------------------
-    def _settle_from_message(self, record: JobRecord, message: dict[str, Any]) -> None:
-        info = ExitInfo(
-            message.get("exitStatus"),
-            message.get("reason"),
-            message.get("signal"),
-            message.get("finishedAt"),
-        )
-        self.settle(record, info)
-
-    def _apply_exit_info(self, record: JobRecord, info: ExitInfo) -> None:
-        if info.log_bytes is not None:
-            record.log_bytes = info.log_bytes
-        line = last_line(info.tail) if info.tail else ""
-        if line:
-            record.last_line = line
-
     def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
         """Every finish goes through here: record, disk, waiters, subscribers."""
         if not record.running:
             return
-        if info is None:
-            status, code, sig = JobStatus.UNKNOWN, None, None
-        else:
-            status, code, sig = outcome(
-                info.exit_status, info.reason, info.signal, procs.signal_name
-            )
-            record.exit_status = status_value(info.exit_status)
-            self._apply_exit_info(record, info)
-            record.end_reason = info.reason or EndReason.EXIT.value
-            if info.note:
-                self.problems.append(info.note)
-        record.status, record.exit_code, record.signal = status, code, sig
-        record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms()
-        record.stopping_at = None
+        finish(record, info, now_ms(), procs.signal_name)
+        if info is not None and info.note:
+            self.registry.report(info.note)
         self.registry.prune()
-        self._persist()
-        event = self._finished.pop(record.id, None)
-        if event:
-            event.set()
+        self.registry.save()
+        self.supervisor.announce_finish(record.id)
         self._publish("job-finished", record)
 
-    def _persist(self) -> None:
-        """Write our file now; a failure (a full disk) is retried by the heartbeat."""
-        try:
-            self.registry.persist()
-        except OSError as exc:
-            self.registry.mark_dirty()
-            self._note_unwritable(exc)
-
-    def _persist_if_dirty(self) -> None:
-        try:
-            self.registry.persist_if_dirty()
-        except OSError as exc:
-            self._note_unwritable(exc)
-
-    def _note_unwritable(self, exc: OSError) -> None:
-        problem = f"the registry directory could not be written ({exc.strerror}); retrying"
-        if problem not in self.problems:
-            self.problems.append(problem)
-
     # -- queries -----------------------------------------------------------------
+    def find(self, job_id: str) -> JobRecord | None:
+        """The record if this session knows the job now (no look at peers' files)."""
+        return self.registry.get(job_id)
+
     def get(self, job_id: str) -> JobRecord:
+        """The record; a job started elsewhere since the last look is looked for first."""
         record = self.registry.get(job_id)
         if record is None:  # started elsewhere since the last look: look now
             self.registry.refresh_peers(now_ms(), force=True)
@@ -310,18 +205,18 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         return record
 
     @property
+    def problems(self) -> list[str]:
+        """Every distinct problem this session met (quarantined files, refused paths, ...)."""
+        return list(self.registry.problems)
+
+    @property
     def pruned(self) -> int:
         """This session's finished records dropped by `max_jobs` (kept in its registry file)."""
         return self.registry.pruned
 
     def take_problems(self) -> list[str]:
         """Problems (quarantined files, skipped entries, refused paths) not reported yet."""
-        fresh = []
-        for problem in [*self.problems, *self.registry.take_problems()]:
-            if problem not in self._reported_problems:
-                self._reported_problems.add(problem)
-                fresh.append(problem)
-        return fresh
+        return self.registry.take_problems()
 
     def is_own(self, record: JobRecord) -> bool:
         return record.session_id == self.session_id
@@ -340,10 +235,28 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         self._mark_seen(record)
         return record
 
+    def mark_seen(self, job_id: str) -> None:
+        """Someone saw this finished job's result (its log pane was open when it ended)."""
+        record = self.registry.get(job_id)
+        if record is not None:
+            self._mark_seen(record)
+
     def _mark_seen(self, record: JobRecord) -> None:
         if not record.running and self.is_own(record) and not record.seen:
             record.seen = True
             self.registry.mark_dirty()
+
+    def pending_reports(self) -> list[JobRecord]:
+        """Own finished jobs whose finish has not been reported (seen) yet."""
+        return [r for r in self.jobs(include_peers=False) if not r.running and not r.seen]
+
+    def take_reports(self) -> list[JobRecord]:
+        reports = self.pending_reports()
+        for record in reports:
+            record.seen = True
+        if reports:
+            self.registry.mark_dirty()
+        return reports
 
     # -- start -------------------------------------------------------------------
     async def start(
@@ -361,46 +274,28 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
         rows: int = 24,
         env: dict[str, str] | None = None,
     ) -> JobRecord:
-        call = {
-            "action": "start",
-            "command": command,
-            "label": label,
-            "stdin": stdin,
-            "timeoutMs": timeout_ms,
-            "wake": wake,
-            "detached": detached,
-            "cwd": cwd,
-        }
-        checked = self._validate(call)
+        """Start `command` as a job; returns its record at once (running)."""
+        timeout_ms = check_start(command, label, stdin, timeout_ms, wake, detached)
         if tty:
             check_size(cols, rows)
-            checked = dataclasses.replace(checked, tty=True, cols=cols, rows=rows)
-        return await self._start(checked, env=check_env(env))
-
-    def _validate(self, call: dict[str, Any]) -> JobCall:
-        try:
-            return validate(call, session_cwd=self.cwd)
-        except CallError as exc:
-            raise JobError(str(exc), exc.field) from exc
-
-    async def _start(self, call: JobCall, env: dict[str, str] | None = None) -> JobRecord:
+        cwd = resolve_cwd(cwd, self.cwd)
+        env = check_env(env)
         await self.open()
-        detached = self.config.detached_by_default if call.detached is None else call.detached
-        if detached and WINDOWS:
-            if call.detached:
-                raise Refused(DETACH_REFUSAL, "detached")
-            detached = False
-        wake = self.config.wake_on_finish if call.wake is None else call.wake
+        if detached is None:
+            detached = self.config.detached_by_default
+            if WINDOWS:
+                detached = False
+        elif detached and WINDOWS:
+            raise Refused(DETACH_REFUSAL, "detached")
         try:
             job_id = self.registry.reserve_id(now_ms())
         except OSError as exc:  # a full disk: nothing started, nothing recorded
             raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
-        command = call.command or ""
         record = JobRecord(
             id=job_id,
-            label=sanitize_line(call.label or command, 120) or job_id,
+            label=sanitize_line(label or command, 120) or job_id,
             command=command,
-            cwd=call.cwd or self.cwd,
+            cwd=cwd or self.cwd,
             pid=None,
             status=JobStatus.RUNNING,
             exit_code=None,
@@ -409,18 +304,115 @@ class JobManager(SupervisionMixin, ControlMixin, ReadingMixin):
             finished_at=None,
             log_path=str(self.paths.log(job_id)),
             detached=detached,
-            wake=wake,
+            wake=self.config.wake_on_finish if wake is None else wake,
             session_id=self.session_id,
             status_path=str(self.paths.status(job_id)),
-            stdin=call.stdin or call.tty,
-            tty=call.tty,
-            timeout_ms=call.timeout_ms,
+            stdin=bool(stdin or tty),
+            tty=bool(tty),
+            timeout_ms=timeout_ms,
         )
-        return await self._launch(record, call, env)
+        return await self.supervisor.launch(record, cols=cols, rows=rows, env=env)
 
-    # -- control -----------------------------------------------------------------
+    # -- acting on jobs (control.py) ---------------------------------------------
+    async def send(
+        self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
+    ) -> dict[str, Any]:
+        """`text` (plus a newline) to an own running job's stdin; `eof` closes it after.
+
+        Returns `{"sent": characters, "stdinClosed": bool, "job": record}`.
+        """
+        return await self._control.send(job_id, text, newline, eof)
+
+    async def send_bytes(self, job_id: str, data: bytes, eof: bool = False) -> dict[str, Any]:
+        """Raw bytes to an own running job's stdin (or terminal); `eof` closes a pipe."""
+        return await self._control.send_bytes(job_id, data, eof)
+
+    async def set_wake(self, job_id: str, wake: bool) -> JobRecord:
+        """Arm or disarm the proactive finish report of an own job, without touching it."""
+        return await self._control.set_wake(job_id, wake)
+
+    async def resize(self, job_id: str, cols: int, rows: int) -> JobRecord:
+        """Set a terminal job's window size; the program sees SIGWINCH."""
+        return await self._control.resize(job_id, cols, rows)
+
+    async def wait(
+        self, job_id: str, timeout_ms: int = 30_000, *, report: bool = True
+    ) -> JobRecord:
+        """The record once finished, or still running when `timeout_ms` passes.
+
+        `report=False` leaves a finish unreported (not `seen`), for a caller that reports it
+        only once the job's output has been read.
+        """
+        return await self._control.wait(job_id, timeout_ms, report)
+
+    async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
+        """Signal the job's tree; return once every process of it is gone.
+
+        TERM (or INT) first, SIGKILL from the shim after `kill_grace_ms` if any process
+        outlived it (`escalated`); `processes` counts the processes the kill reached.
+        While it runs the record carries `stopping_at`, so every session can show it,
+        and a second kill (SIGKILL now) goes through at once.
+        """
+        return await self._control.kill(job_id, signal)
+
+    async def adopt(self, job_id: str) -> JobRecord:
+        """Deliberately take over another session's running job."""
+        return await self._control.adopt(job_id)
+
+    async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]:
+        """Remove finished own records (one, or all); `all` also kills and removes running ones."""
+        return await self._control.clear(job_id, all)
+
+    # -- reading logs (reading.py) -----------------------------------------------
+    def log_files(self, record: JobRecord) -> tuple[str, str]:
+        """The job's live log segment and its rotated one (inside the registry directory)."""
+        return self._reader.files(record)
+
+    async def logs(
+        self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
+    ) -> LogsResult:
+        """A bounded tail: the last `lines` lines (1-2000; default `max_log_lines`)."""
+        check("id", job_id)
+        lines = check("lines", lines)
+        record = self.get(job_id)
+        result = await self._reader.tail(record, lines, keep_sgr)
+        self._mark_seen(record)
+        return result
+
+    async def latest_line(self, job_id: str) -> str | None:
+        """The job's latest output line, read from its log (its last few KiB), sanitized.
+
+        For a screen: a job whose owner runs no process (a command-line session) has no
+        one updating `record.last_line`, but its log grows all the same. None when the
+        log does not exist (then `record.last_line` is all there is).
+        """
+        return await self._reader.latest_line(self.get(job_id))
+
+    async def page(self, job_id: str, offset: int, limit: int | None) -> LogPage:
+        """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
+        return await self._reader.page(self.get(job_id), offset, limit)
+
+    async def read_since(self, job_id: str, offset: int, cap: int = 65536) -> ReadSince:
+        """Sanitized output from absolute byte `offset` (survives rotation), at most `cap`."""
+        return await self._reader.since(self.get(job_id), offset, cap)
+
+    async def log_end(self, job_id: str) -> int:
+        """The absolute byte position of the end of the job's output now: where a reader
+        that wants only what comes next starts (`read_since`)."""
+        return await self._reader.end(self.get(job_id))
+
+    def follow(self, job_id: str, position: int = LOG_END) -> LogFollower:
+        """A follower of the job's log from absolute `position` (a tail's `position`; the
+        end as it is now by default): one log position for the pane, cursors and --follow."""
+        return self._reader.follow(self.get(job_id), position)
+
+    # -- the job tool ------------------------------------------------------------
     async def call(self, request: Any) -> dict[str, Any]:
-        """The `job` tool: a JSON-ready JobDetails dict; never raises on bad input."""
+        """The `job` tool: a JSON-ready JobDetails dict; never raises on bad input.
+
+        A thin delegate to the adapter (`engine/tools/job.py`); its import is lazy, the
+        one import of a vocabulary the layering contract allows the core.
+        """
         from .tools.job import run_call
 
         return await run_call(self, request)

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from .paths import is_job_id
+from .protocol import KILL_SIGNALS as KILL_SIGNALS  # defined once, in the protocol
 
 
 def now_ms() -> int:
@@ -36,7 +37,6 @@ class EndReason(StrEnum):
     OWNER_GONE = "owner-gone"
 
 
-KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
 ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
 
 # (python attribute, JSON key, accepted JSON types, may be null)
@@ -201,6 +201,20 @@ class JobEvent:
     last_line: str = ""
     log_bytes: int = 0
     record: JobRecord | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, kind: str, record: JobRecord) -> JobEvent:
+        return cls(
+            kind,
+            record.id,
+            record.label,
+            record.status.value,
+            record.exit_code,
+            record.signal,
+            record.last_line,
+            record.log_bytes,
+            record,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

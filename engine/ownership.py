@@ -18,7 +18,7 @@ except ImportError:  # Windows: one process per session there
     fcntl = None  # type: ignore[assignment]
 
 from .model import JobRecord
-from .paths import RegistryPaths, session_hash
+from .paths import RegistryPaths
 from .safefiles import REGISTRY_FILE_LIMIT, UnsafeFile, read_regular
 from .store import write_json_atomic
 
@@ -73,7 +73,7 @@ def session_lock(paths: RegistryPaths, session_id: str) -> Iterator[None]:
     if fcntl is None or not paths.root.is_dir():
         yield
         return
-    lock = paths.root / f"persist-{session_hash(session_id)}.lock"
+    lock = paths.persist_lock(session_id)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -8,6 +8,8 @@ import re
 import stat
 from pathlib import Path
 
+from .protocol import base_of, previous_of
+
 ENV_REGISTRY_DIR = "JOBS_TUI_REGISTRY_DIR"
 ENV_CONFIG = "JOBS_TUI_CONFIG"
 APP_NAME = "jobs-tui"
@@ -17,6 +19,11 @@ MAX_SOCKET_PATH = 100
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})\Z")  # \Z: "$" would accept a trailing "\n"
 MAX_JOB_NUMBER = 999_999_999  # j<n> has at most nine digits
+# Names of the registry directory's files (RegistryPaths builds them; readers match them).
+REGISTRY_PREFIX, MARKER_PREFIX, CURSORS_PREFIX = "registry-", "session-", "cursors-"
+LEGACY_REGISTRY = "registry.json"
+CLAIM = ".adopting-"  # `registry-<h>.json.adopting-<claimer's hash>`: a claim for adoption
+CORRUPT = ".corrupt-"  # `<name>.corrupt-<ms>`: a quarantined file, kept for a person
 # Every file a job may leave in the registry directory (and its socket, when it is there).
 _JOB_FILE = re.compile(r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|status|end|lock|sock)\Z")
 
@@ -84,6 +91,22 @@ def job_file_number(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def claim_base(name: str) -> str:
+    """`registry-x.json.adopting-y` -> `registry-x.json`: the file a claim was made on."""
+    return name.split(CLAIM, 1)[0]
+
+
+def claimer(name: str) -> str | None:
+    """The session hash that claimed a file for adoption, if `name` is a claim."""
+    if CLAIM not in name:
+        return None
+    return name.split(CLAIM, 1)[1]
+
+
+def quarantine_name(base: str, stamp: int, n: int = 0) -> str:
+    return f"{base}{CORRUPT}{stamp}" + (f"-{n}" if n else "")
+
+
 class RegistryPaths:
     """Names inside one registry directory; nothing here touches the disk."""
 
@@ -91,13 +114,36 @@ class RegistryPaths:
         self.root = Path(os.path.abspath(os.fspath(root)))
 
     def registry_file(self, session_id: str) -> Path:
-        return self.root / f"registry-{session_hash(session_id)}.json"
+        return self.registry_file_of(session_hash(session_id))
+
+    def registry_file_of(self, digest: str) -> Path:
+        """The registry file of the session whose `session_hash` is `digest`."""
+        return self.root / f"{REGISTRY_PREFIX}{digest}.json"
 
     def marker_file(self, session_id: str) -> Path:
-        return self.root / f"session-{session_hash(session_id)}.json"
+        return self.marker_file_of(session_hash(session_id))
+
+    def marker_file_of(self, digest: str) -> Path:
+        return self.root / f"{MARKER_PREFIX}{digest}.json"
 
     def legacy_registry(self) -> Path:
-        return self.root / "registry.json"
+        return self.root / LEGACY_REGISTRY
+
+    def claim(self, registry_file: Path, session_id: str) -> Path:
+        """`registry_file` claimed for adoption by `session_id` (renamed to this name)."""
+        base = claim_base(registry_file.name)
+        return self.root / f"{base}{CLAIM}{session_hash(session_id)}"
+
+    def persist_lock(self, session_id: str) -> Path:
+        """The flock every process of a session takes before writing its file."""
+        return self.root / f"persist-{session_hash(session_id)}.lock"
+
+    def cursors(self, session_id: str) -> Path:
+        """A persistent session's unread cursors (the tools' `poll`)."""
+        return self.root / f"{CURSORS_PREFIX}{session_hash(session_id)}.json"
+
+    def cursors_lock(self, session_id: str) -> Path:
+        return self.root / f"{CURSORS_PREFIX}{session_hash(session_id)}.lock"
 
     def lock(self, job_id: str) -> Path:
         return self.root / f"{job_id}.lock"
@@ -106,11 +152,11 @@ class RegistryPaths:
         return self.root / f"{job_id}.log"
 
     def previous_log(self, job_id: str) -> Path:
-        return self.root / f"{job_id}.log.1"
+        return Path(previous_of(str(self.log(job_id))))
 
     def log_base(self, job_id: str) -> Path:
         """`<inode> <offset>`: where the live segment starts in the job's whole output."""
-        return self.root / f"{job_id}.log.base"
+        return Path(base_of(str(self.log(job_id))))
 
     def status(self, job_id: str) -> Path:
         return self.root / f"{job_id}.status"

@@ -10,13 +10,13 @@ import os
 import signal
 import sys
 
+from .protocol import KILL_SIGNALS
+
 LINUX = sys.platform.startswith("linux")
 MARKER_ENV = "JOBS_TUI_JOB"  # in every job's environment: `<sha1(registry dir)[:12]>:<id>`
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
-SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
-if hasattr(signal, "SIGKILL"):
-    SIGNALS["SIGKILL"] = signal.SIGKILL
+SIGNALS = {name: signal.Signals[name] for name in KILL_SIGNALS if hasattr(signal, name)}
 
 _boot_id: str | None = None
 

@@ -1,4 +1,8 @@
-"""Reading jobs' logs: bounded tails, line pages, always sanitized."""
+"""Reading jobs' logs: bounded tails, line pages, byte positions, always sanitized.
+
+`LogReader` reads for a record it is given (the manager looks records up and marks them
+seen); the functions below are pure.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +11,41 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from .calls import JobCall
-from .follower import END, LogFollower
+from .callschema import MAX_LINES
+from .follower import LOG_END, LogFollower
 from .format import lost_note
 from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_tail
 from .model import JobRecord
-from .results import JobError, LogsResult, ReadSince, Refused
+from .protocol import previous_of
+from .results import JobError, LogPage, LogsResult, ReadSince, Refused
 from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
 
 if TYPE_CHECKING:
-    from .manager import JobManager
+    from .config import Config
+    from .paths import RegistryPaths
 
 
-class ReadingMixin:
-    """The log-reading verbs of JobManager."""
+class LogReader:
+    """Reads a job's log for its record: paths only inside the registry, text sanitized."""
 
-    async def logs(
-        self: JobManager, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
-    ) -> LogsResult:
-        call = self._validate({"action": "logs", "id": job_id, "lines": lines})
-        return await self._logs(call, keep_sgr=keep_sgr)
+    def __init__(self, paths: RegistryPaths, config: Config) -> None:
+        self.paths = paths
+        self.config = config
 
-    def log_files(self: JobManager, record: JobRecord) -> tuple[str, str]:
+    def files(self, record: JobRecord) -> tuple[str, str]:
+        """The live segment and the rotated one; refused outside the registry directory."""
         live = self.paths.inside(record.log_path)
         if live is None:
             raise Refused(
                 f"{record.id}: its log path lies outside the registry directory; not opened",
                 "id",
             )
-        return str(live), str(live) + ".1"
+        return str(live), previous_of(str(live))
 
-    async def _logs(self: JobManager, call: JobCall, keep_sgr: bool = False) -> LogsResult:
-        record = self.get(call.id or "")
-        live, previous = self.log_files(record)
-        count = min(call.lines or self.config.max_log_lines, 2000)
+    async def tail(self, record: JobRecord, lines: int | None, keep_sgr: bool) -> LogsResult:
+        """The last `lines` lines (default `max_log_lines`, at most 2000)."""
+        live, previous = self.files(record)
+        count = min(lines or self.config.max_log_lines, MAX_LINES)
         try:
             tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
         except LogRefused as exc:
@@ -54,65 +59,41 @@ class ReadingMixin:
             ) from exc
         dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
-        lines, partial = split_lines(tail.data, keep_sgr=keep_sgr)
-        self._mark_seen(record)
-        note = lost_note(record)
+        shown, partial = split_lines(tail.data, keep_sgr=keep_sgr)
         return LogsResult(
             job=record,
             text=text,
-            lines=lines,
+            lines=shown,
             truncated=tail.truncated or dropped > 0 or bool(record.log_lost_bytes),
             # log_bytes counts lost bytes too: add them only when `dropped` did not.
             earlier_bytes=tail.earlier_bytes + (dropped or record.log_lost_bytes),
             earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
             log_file=live,
-            note=note,
+            note=lost_note(record),
             position=tail.position,
             partial_bytes=partial,
             rotated_bytes=dropped,
         )
 
-    def mark_seen(self: JobManager, job_id: str) -> None:
-        """Someone saw this finished job's result (its log pane was open when it ended)."""
-        record = self.registry.get(job_id)
-        if record is not None:
-            self._mark_seen(record)
-
-    async def latest_line(self: JobManager, job_id: str) -> str | None:
-        """The job's latest output line, read from its log (its last few KiB), sanitized.
-
-        For a screen: a job whose owner runs no process (a command-line session) has no
-        one updating `record.last_line`, but its log grows all the same. None when the
-        log does not exist (then `record.last_line` is all there is).
-        """
-        record = self.get(job_id)
-        live, previous = self.log_files(record)
+    async def latest_line(self, record: JobRecord) -> str | None:
+        """The latest output line read from the log's last few KiB; None with no log."""
+        live, previous = self.files(record)
         try:
             return await asyncio.to_thread(read_latest_line, live, previous)
         except LogMissing:
             return None
 
-    async def page(self: JobManager, job_id: str, offset: int, limit: int | None) -> LogsResult:
-        """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
-        record = self.get(job_id)
-        live, previous = self.log_files(record)
+    async def page(self, record: JobRecord, offset: int, limit: int | None) -> LogPage:
+        live, previous = self.files(record)
         try:
             page = await asyncio.to_thread(read_page, live, previous, offset, limit)
         except LogRefused as exc:
             raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
         text = sanitize_log("\n".join(page.lines))
-        return LogsResult(
-            record,
-            text,
-            text.split("\n") if page.lines else [],
-            page.offset > 0,
-            0,
-            page.offset,
-            live,
-            page.total_lines,
-        )
+        lines = text.split("\n") if page.lines else []
+        return LogPage(record, text, lines, page.offset, page.total_lines, live)
 
-    async def read_since(self: JobManager, job_id: str, offset: int, cap: int = 65536) -> ReadSince:
+    async def since(self, record: JobRecord, offset: int, cap: int) -> ReadSince:
         """Sanitized output from absolute byte `offset`, at most `cap` bytes of it.
 
         An incomplete UTF-8 sequence or escape at the end is left for the next read while
@@ -120,10 +101,8 @@ class ReadingMixin:
         bytes are returned as they are (a cut character shows as U+FFFD, as a tail read
         shows it), so a follower that reads to the end never waits for bytes that never come.
         """
-        record = self.get(job_id)
-        live, previous = self.log_files(record)
         while True:
-            follower = LogFollower(record.id, live, previous, max(0, offset))
+            follower = self.follow(record, max(0, offset))
             got = await asyncio.to_thread(follower.read, cap)
             data = got.data
             capped = got.offset + len(data) < got.end
@@ -140,11 +119,14 @@ class ReadingMixin:
             end=got.end,
         )
 
-    def follow(self: JobManager, job_id: str, position: int = END) -> LogFollower:
-        """A follower of the job's log from absolute `position` (a tail's `position`;
-        the end as it is now by default): screens follow a log without knowing its files."""
-        live, previous = self.log_files(self.get(job_id))
-        return LogFollower(job_id, live, previous, position)
+    async def end(self, record: JobRecord) -> int:
+        """The absolute byte position of the end of the job's output, now."""
+        return (await asyncio.to_thread(self.follow, record, LOG_END)).position
+
+    def follow(self, record: JobRecord, position: int = LOG_END) -> LogFollower:
+        """A follower of the log from absolute `position` (the end as it is now by default)."""
+        live, previous = self.files(record)
+        return LogFollower(record.id, live, previous, position)
 
 
 def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:

@@ -1,11 +1,18 @@
-"""What to do with a running record found on load: pure rules, facts passed in."""
+"""What to do with a running record found on load, and what a finish writes on a record:
+pure rules, facts passed in."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-from .model import JobRecord
+from .model import EndReason, JobRecord, JobStatus, outcome, valid_exit_status
+from .sanitize import last_line
+
+if TYPE_CHECKING:
+    from .exitfiles import ExitInfo
 
 LAUNCH_WINDOW_MS = 15_000  # a shim reports ready within this (launch's own timeout)
 
@@ -48,13 +55,28 @@ def launching(record: JobRecord, now_ms: int) -> bool:
     )
 
 
-def claim_base(name: str) -> str:
-    """`registry-x.json.adopting-y` -> `registry-x.json`: the file a claim was made on."""
-    return name.split(".adopting-", 1)[0]
+def status_value(value: Any) -> int | None:
+    """A raw exit status worth keeping: an int that is an exit code or a signal death."""
+    if isinstance(value, int) and not isinstance(value, bool) and valid_exit_status(value):
+        return value
+    return None
 
 
-def claimer(name: str) -> str | None:
-    """The session hash that claimed a file for adoption, if `name` is a claim."""
-    if ".adopting-" not in name:
-        return None
-    return name.split(".adopting-", 1)[1]
+def finish(
+    record: JobRecord, info: ExitInfo | None, now_ms: int, signal_name: Callable[[int], str]
+) -> None:
+    """The record of a job that ended as `info` says (None: nobody knows how: unknown)."""
+    if info is None:
+        status, code, sig = JobStatus.UNKNOWN, None, None
+    else:
+        status, code, sig = outcome(info.exit_status, info.reason, info.signal, signal_name)
+        record.exit_status = status_value(info.exit_status)
+        if info.log_bytes is not None:
+            record.log_bytes = info.log_bytes
+        line = last_line(info.tail) if info.tail else ""
+        if line:
+            record.last_line = line
+        record.end_reason = info.reason or EndReason.EXIT.value
+    record.status, record.exit_code, record.signal = status, code, sig
+    record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms
+    record.stopping_at = None

@@ -38,8 +38,15 @@ from .ownership import (
     remove_from_file,
     taken_from,
 )
-from .paths import MAX_JOB_NUMBER, RegistryPaths, job_number, session_hash
-from .reconcile import claim_base, claimer, launching
+from .paths import (
+    MAX_JOB_NUMBER,
+    RegistryPaths,
+    claim_base,
+    claimer,
+    job_number,
+    session_hash,
+)
+from .reconcile import launching
 from .safefiles import UnsafeFile
 from .sanitize import last_line
 from .store import (
@@ -101,7 +108,7 @@ class Registry:
 
     @property
     def lock_path(self) -> Path:
-        return self.paths.root / f"persist-{session_hash(self.session_id)}.lock"
+        return self.paths.persist_lock(self.session_id)
 
     @property
     def pruned(self) -> int:
@@ -210,7 +217,7 @@ class Registry:
         if claimed_by is not None:  # a claim whose claimer died before finishing
             if claimed_by == session_hash(self.session_id):
                 return True
-            marker = sessions.read_marker(self.paths.root / f"session-{claimed_by}.json")
+            marker = sessions.read_marker(self.paths.marker_file_of(claimed_by))
             return not sessions.marker_alive(marker, now_ms, self.config.session_ttl_ms)
         if file.unknown.get("persistent") is True:
             return False  # a command-line session: no process stays alive, by design
@@ -223,7 +230,7 @@ class Registry:
         assert file.path is not None
         mine = session_hash(self.session_id)
         base = claim_base(file.path.name)
-        claim = file.path.with_name(f"{base}.adopting-{mine}")
+        claim = self.paths.claim(file.path, self.session_id)
         try:
             if file.path != claim:
                 os.rename(file.path, claim)
@@ -257,8 +264,7 @@ class Registry:
             claim.unlink(missing_ok=True)
         if claimed.session_id:
             sessions.remove_marker(self.paths, claimed.session_id)
-            lock = self.paths.root / f"persist-{session_hash(claimed.session_id)}.lock"
-            lock.unlink(missing_ok=True)
+            self.paths.persist_lock(claimed.session_id).unlink(missing_ok=True)
         return True
 
     def _merged_by_claimer(self, name: str, mine: str) -> set[str]:
@@ -267,7 +273,7 @@ class Registry:
         if claimed_by is None or claimed_by == mine:
             return set()
         try:
-            own = read_registry(self.paths.root / f"registry-{claimed_by}.json")
+            own = read_registry(self.paths.registry_file_of(claimed_by))
         except (OSError, CorruptRegistry):
             return set()
         return {record.id for record in own.jobs}
@@ -452,6 +458,22 @@ class Registry:
     def persist_if_dirty(self) -> None:
         if self._dirty:
             self.persist()
+
+    def save(self) -> None:
+        """`persist`, where a failure (a full disk) is reported once and retried later."""
+        try:
+            self.persist()
+        except OSError as exc:
+            self._dirty = True
+            self.unwritable(exc)
+
+    def save_if_dirty(self) -> None:
+        if self._dirty:
+            self.save()
+
+    def unwritable(self, exc: OSError) -> None:
+        """A write to the registry directory failed: a problem, reported once."""
+        self.report(f"the registry directory could not be written ({exc.strerror}); retrying")
 
     def persist(self) -> None:
         """Write this session's file, merged onto what other processes of it wrote.

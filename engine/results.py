@@ -25,6 +25,12 @@ class Refused(JobError):
     code = "refused"
 
 
+class InvalidArgument(JobError):
+    """An argument of a typed call that breaks a rule of the schemas: nothing was done."""
+
+    code = "invalid"
+
+
 @dataclass
 class KillResult:
     job: JobRecord
@@ -46,13 +52,29 @@ class LogsResult:
     earlier_bytes: int
     earlier_lines: int | None
     log_file: str
-    total_lines: int | None = None
     note: str | None = None
     position: int | None = None  # absolute offset where the tail ends: follow on from here
     # raw bytes of a last line without its newline yet; it is `lines[-1]` (maybe ""), and a
     # follower re-reads it from `position` minus this, so what follows joins it
     partial_bytes: int = 0
     rotated_bytes: int = 0  # output rotated away before the retained segments (in earlier_bytes)
+
+
+@dataclass
+class LogPage:
+    """Lines `offset`.. of the retained log (`JobManager.page`)."""
+
+    job: JobRecord
+    text: str
+    lines: list[str]
+    offset: int  # the line number (from 0) of `lines[0]` in the retained log
+    total_lines: int  # lines the retained log holds
+    log_file: str
+
+    @property
+    def truncated(self) -> bool:
+        """Lines come before this page."""
+        return self.offset > 0
 
 
 @dataclass

@@ -3,15 +3,7 @@
 Started as `python -m jobs_tui.engine.shim SPEC_JSON`, detached from its caller
 (it forks once, the parent exits, the child calls setsid), it spawns `sh -c COMMAND`
 in a new session, reaps every child itself, and speaks JSON lines on a Unix socket:
-
-  -> {"op": "watch"}                        <- {"ev": "state", ...} then events
-  -> {"op": "send", "data": B64, "eof": b}  <- {"ok": true, "sent": n}
-  -> {"op": "kill", "signal": S, "graceMs": n, "reason": r}
-  -> {"op": "owner", "pid": p|null, "token": t}
-  -> {"op": "resize", "cols": c, "rows": r}
-  <- {"ev": "output", "bytes": n, "tail": s}   (raw recent output; sessions sanitize it)
-  <- {"ev": "exit", "exitStatus": n, "reason": r, "signal": s, "finishedAt": ms}
-  <- {"ev": "gone", "escalated": b, "processes": n}   (after a kill: the whole tree is gone)
+its start spec, requests, replies and events are in `protocol`.
 
 No asyncio, no UI: it must start fast and stay small.
 """
@@ -29,6 +21,17 @@ import time
 
 from . import procs
 from .logwriter import LogWriter
+from .protocol import (
+    EV_LOG_LOST,
+    EV_OUTPUT,
+    EV_STATE,
+    OP_KILL,
+    OP_OWNER,
+    OP_RESIZE,
+    OP_SEND,
+    OP_STATE,
+    OP_WATCH,
+)
 from .shimexit import EndingMixin
 from .shimserver import Client, ControlServer
 from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
@@ -100,7 +103,7 @@ class Shim(EndingMixin):
     # -- events ----------------------------------------------------------------
     def state(self) -> dict:
         return {
-            "ev": "state",
+            "ev": EV_STATE,
             **self.identity,
             "pid": self.child_pid,
             "bytes": self.log.total,
@@ -137,7 +140,7 @@ class Shim(EndingMixin):
             self.tail = self.log.tail(TAIL_BYTES).decode("utf-8", "replace")
         except OSError:
             pass
-        self.server.broadcast({"ev": "output", "bytes": self.log.total, "tail": self.tail})
+        self.server.broadcast({"ev": EV_OUTPUT, "bytes": self.log.total, "tail": self.tail})
 
     # -- io --------------------------------------------------------------------
     def drain(self) -> int:
@@ -208,10 +211,10 @@ class Shim(EndingMixin):
 
     def handle(self, client: Client, message: dict) -> dict | None:
         op = message.get("op")
-        if op == "watch":
+        if op == OP_WATCH:
             client.watching = True
             return self.state()
-        if op == "send":
+        if op == OP_SEND:
             if self.in_fd < 0 or self.exit_status is not None:
                 return {
                     "ok": False,
@@ -228,22 +231,23 @@ class Shim(EndingMixin):
             self.write_stdin()
             closed = bool(message.get("eof")) and not self.tty
             return {"ok": True, "sent": len(data), "stdinClosed": closed}
-        if op == "kill":
+        if op == OP_KILL:
             return self.kill(
                 message.get("signal", "SIGTERM"),
                 message.get("graceMs"),
                 message.get("reason", "kill"),
             )
-        if op == "owner":
-            if not self.watch_owner(message.get("pid"), message.get("token")):
+        if op == OP_OWNER:
+            owner = message.get("pid"), message.get("token"), self.spec.get("ownerPoll")
+            if not self.watch_owner(*owner):
                 self.owner_gone()
             return {"ok": True}
-        if op == "resize":
+        if op == OP_RESIZE:
             if self.pty_fd < 0 or self.exit_status is not None:
                 return {"ok": False, "error": "not a running terminal job"}
             set_winsize(self.pty_fd, int(message["cols"]), int(message["rows"]))
             return {"ok": True}
-        if op == "state":
+        if op == OP_STATE:
             return self.state()
         return {"ok": False, "error": f"unknown op {op!r}"}
 
@@ -264,9 +268,6 @@ class Shim(EndingMixin):
                     self.escalated = True
             else:
                 waits.append(self.escalate_at - now)
-        if self.owner_poll is not None and not procs.same_process(*self.owner_poll):
-            self.owner_poll = None  # pragma: no cover - platforms without pidfd
-            self.owner_gone()
         if self.status_retry_at is not None:
             if now >= self.status_retry_at:
                 self.write_exit_files()
@@ -281,6 +282,7 @@ class Shim(EndingMixin):
         if now - self.log_checked >= OUTPUT_EVENT_S:
             self.log_checked = now
             self.check_log()
+            self.poll_owner()
         self.output_event()
         return max(0.0, min(waits))
 
@@ -292,7 +294,7 @@ class Shim(EndingMixin):
         lost = self.lost_bytes + self.log.lost_bytes  # the writer counts deletions it met
         if lost != self.reported_lost:
             self.reported_lost = lost
-            self.server.broadcast({"ev": "log-lost", "lostBytes": lost, "logNote": self.log.note})
+            self.server.broadcast({"ev": EV_LOG_LOST, "lostBytes": lost, "logNote": self.log.note})
 
     def run(self) -> int:
         wake_r, wake_w = os.pipe()
@@ -370,7 +372,8 @@ def main(argv: list[str]) -> int:
     shim = Shim(spec)
     try:
         # The owner first: from here on its death is noticed, before the job exists.
-        if not shim.watch_owner(spec.get("ownerPid"), spec.get("ownerToken")):
+        owner = spec.get("ownerPid"), spec.get("ownerToken"), spec.get("ownerPoll")
+        if not shim.watch_owner(*owner):
             raise OwnerGone("its session ended before the job started")
         shim.server.listen()
         shim.spawn()

@@ -14,6 +14,7 @@ import signal
 import time
 
 from . import procs
+from .protocol import EV_EXIT, EV_GONE
 
 OWNER_GONE_GRACE_MS = 1000
 STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried again
@@ -42,8 +43,9 @@ def write_atomic(path: str, data: bytes) -> None:
 class EndingMixin:
     """The ending half of `Shim`."""
 
-    def watch_owner(self, pid: int | None, token: str | None) -> bool:
-        """Watch the owner session (a pidfd, or a poll); False if it is already gone."""
+    def watch_owner(self, pid: int | None, token: str | None, poll: bool = False) -> bool:
+        """Watch the owner session (a pidfd, or a poll where there is none, or when `poll`);
+        False if it is already gone."""
         if self.owner_fd >= 0:
             self.sel.unregister(self.owner_fd)
             os.close(self.owner_fd)
@@ -53,7 +55,7 @@ class EndingMixin:
             return True
         if not procs.same_process(pid, token):
             return False
-        if hasattr(os, "pidfd_open"):
+        if hasattr(os, "pidfd_open") and not poll:
             try:
                 self.owner_fd = os.pidfd_open(pid)
             except OSError:
@@ -61,8 +63,14 @@ class EndingMixin:
             self.sel.register(self.owner_fd, selectors.EVENT_READ, "owner")
             # The pid may have been reused between the check and the pidfd: check again.
             return procs.same_process(pid, token)
-        self.owner_poll = (pid, token)  # pragma: no cover - checked in tick()
+        self.owner_poll = (pid, token)  # checked by poll_owner(), from tick()
         return True
+
+    def poll_owner(self) -> None:
+        """The owner, where no pidfd watches it: gone, the job goes too."""
+        if self.owner_poll is not None and not procs.same_process(*self.owner_poll):
+            self.owner_poll = None
+            self.owner_gone()
 
     def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
         signum = procs.signal_number(name)
@@ -117,7 +125,7 @@ class EndingMixin:
             self.drain()  # every byte written before the exit is in the log first
         self.output_event(force=True)
         self.write_exit_files()
-        self.server.broadcast({"ev": "exit", **self.exit_message()})
+        self.server.broadcast({"ev": EV_EXIT, **self.exit_message()})
 
     def write_exit_files(self) -> None:
         """`<id>.end` then `<id>.status`. On a full disk, kept here (and in our `state`
@@ -145,6 +153,6 @@ class EndingMixin:
         if self.gone_due:
             self.gone_due = False
             self.server.broadcast(
-                {"ev": "gone", "escalated": self.escalated, "processes": len(self.signalled)}
+                {"ev": EV_GONE, "escalated": self.escalated, "processes": len(self.signalled)}
             )
         return self.status_written

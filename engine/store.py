@@ -12,7 +12,16 @@ from typing import Any
 
 from .bounds import MAX_COUNTER, out_of_range
 from .model import JobRecord, RecordError
-from .paths import job_file_number
+from .paths import (
+    CORRUPT,
+    CURSORS_PREFIX,
+    LEGACY_REGISTRY,
+    MARKER_PREFIX,
+    REGISTRY_PREFIX,
+    claim_base,
+    job_file_number,
+    quarantine_name,
+)
 from .safefiles import (
     REGISTRY_FILE_LIMIT,
     FileTooLarge,
@@ -142,7 +151,7 @@ def parse_registry(
     shape: list[str] = []
     session_id = data.get("sessionId")
     if not isinstance(session_id, str):
-        legacy = path is not None and path.name.split(".adopting-", 1)[0] == "registry.json"
+        legacy = path is not None and claim_base(path.name) == LEGACY_REGISTRY
         session_id = "legacy" if legacy else ""
         if not legacy:
             shape.append("sessionId is missing or not a string")
@@ -223,11 +232,11 @@ def quarantine(path: Path, name: str | None = None, *, copy: bool = False) -> Pa
     """
     stamp = int(time.time() * 1000)
     base = name or path.name
-    target = path.with_name(f"{base}.corrupt-{stamp}")
+    target = path.with_name(quarantine_name(base, stamp))
     n = 0
     while os.path.lexists(target):  # never overwrite an earlier quarantined copy
         n += 1
-        target = path.with_name(f"{base}.corrupt-{stamp}-{n}")
+        target = path.with_name(quarantine_name(base, stamp, n))
     try:
         if copy:
             os.link(path, target, follow_symlinks=False)
@@ -246,20 +255,20 @@ class Loaded:
 
 def is_registry_name(name: str) -> bool:
     """A session file, the legacy shared file, or either one claimed for adoption."""
-    if not name.startswith("registry") or ".corrupt-" in name:
+    if not name.startswith("registry") or CORRUPT in name:
         return False  # quarantined: kept for a person to read, never parsed again
-    base = name.split(".adopting-", 1)[0]
-    return base == "registry.json" or (base.startswith("registry-") and base.endswith(".json"))
+    base = claim_base(name)
+    return base == LEGACY_REGISTRY or (base.startswith(REGISTRY_PREFIX) and base.endswith(".json"))
 
 
-_CHECKED = ("j", "session-", "cursors-")
+_CHECKED = ("j", MARKER_PREFIX, CURSORS_PREFIX)
 
 
 def _checked(name: str, entry: os.DirEntry[str], job_files: bool) -> bool:
     """Markers and cursors are always looked at; a job's files only when they are not
     regular files (d_type says so without a stat; their readers check the owner)."""
     if name.endswith(".json"):
-        return name[0] != "j" and ".corrupt-" not in name
+        return name[0] != "j" and CORRUPT not in name
     if not job_files:
         return False
     try:

@@ -17,10 +17,9 @@ import os
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..paths import is_job_id, session_hash
+from ..paths import is_job_id
 from ..safefiles import REGISTRY_FILE_LIMIT, read_regular
 from ..store import write_json_atomic
 from .common import OUTPUT_CAP
@@ -54,9 +53,8 @@ class UnreadCursors:
     def __init__(self, manager: JobManager, *, persist: bool | None = None) -> None:
         self.jm = manager
         self.persist = manager.persistent if persist is None else persist
-        name = session_hash(manager.session_id)
-        self.path = Path(manager.dir) / f"cursors-{name}.json"
-        self.lock_path = Path(manager.dir) / f"cursors-{name}.lock"
+        self.path = manager.paths.cursors(manager.session_id)
+        self.lock_path = manager.paths.cursors_lock(manager.session_id)
         self._offsets: dict[str, int] = {}
         self._loaded = not self.persist
         self._reading = asyncio.Lock()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..callschema import MAX_LINES
 from ..format import duration, earlier_note
 from ..model import JobRecord
 from ..results import JobError, Refused
@@ -182,7 +183,7 @@ class ProcessTools(Facade):
         offset, limit = v.get("offset"), v.get("limit")
         record = self.jm.get(job_id)
         hint = ""
-        if offset is None and (limit or LOG_TAIL_LINES) <= 2000:
+        if offset is None and (limit or LOG_TAIL_LINES) <= MAX_LINES:
             count = limit or LOG_TAIL_LINES
             tail = await self.jm.logs(job_id, lines=count)
             lines, first = tail.lines, tail.earlier_lines

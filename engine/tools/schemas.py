@@ -31,7 +31,7 @@ from ..callschema import (
     text_spec,
     when,
 )
-from ..model import KILL_SIGNALS
+from ..protocol import KILL_SIGNALS
 from ..schemacheck import explain, quote
 from .keys import BAD_ESCAPE, HEX_BYTE, KEY, KEY_LINE_BREAK
 

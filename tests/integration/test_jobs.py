@@ -217,3 +217,42 @@ async def test_a_finished_jobs_cut_last_character_is_read_not_held_for_ever(jm: 
     got = await jm.read_since(rec.id, 0, 1024)
     assert got.text == "ab\ufffd" and got.offset == got.end == 4
     assert (await jm.logs(rec.id)).lines == ["ab\ufffd"]
+
+
+async def test_page_says_its_first_line_and_log_end_is_where_new_output_starts(jm: JobManager):
+    rec = await jm.wait((await jm.start("printf 'a\\nb\\nc\\nd\\n'; sleep 30")).id, 300)
+    assert await until(lambda: jm.get(rec.id).log_bytes == 8)
+    page = await jm.page(rec.id, 2, 1)
+    assert (page.lines, page.offset, page.total_lines, page.truncated) == (["c"], 2, 4, True)
+    first = await jm.page(rec.id, 0, 10)
+    assert (first.offset, first.truncated) == (0, False)
+    end = await jm.log_end(rec.id)
+    assert end == 8
+    assert (await jm.read_since(rec.id, end)).text == ""  # only what comes next
+    await jm.kill(rec.id, "SIGKILL")
+
+
+async def test_typed_methods_refuse_bad_arguments_naming_the_field_and_do_nothing(
+    jm: JobManager,
+):
+    from jobs_tui.engine import InvalidArgument
+
+    rec = await jm.start("sleep 30", stdin=True)
+    before = [r.id for r in jm.jobs()]
+    bad = [
+        (jm.start("   "), "command"),
+        (jm.start("true", timeout_ms=0), "timeoutMs"),
+        (jm.start("true", tty=True, cols=5), "cols"),
+        (jm.start("true", cwd="/no/such/dir"), "cwd"),
+        (jm.kill(rec.id, "SIGFOO"), "signal"),
+        (jm.logs(rec.id, lines=0), "lines"),
+        (jm.send(rec.id, None), "input"),
+        (jm.resize(rec.id, 10**6, 24), "id"),  # not a terminal job: refused, not invalid
+    ]
+    for call, field in bad:
+        with pytest.raises(JobError) as caught:
+            await call
+        assert caught.value.field == field, (field, caught.value)
+        assert isinstance(caught.value, InvalidArgument) == (field != "id"), field
+    assert [r.id for r in jm.jobs()] == before and jm.get(rec.id).running
+    await jm.kill(rec.id, "SIGKILL")

@@ -11,6 +11,7 @@ import pytest
 from jobs_tui.engine import Config, JobManager, Refused
 from jobs_tui.engine import manager as manager_module
 from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.protocol import ENV_OWNER_POLL
 
 from .helpers import gone, until
 from .sessions import SessionProcess
@@ -131,13 +132,33 @@ async def test_windows_refuses_detached_with_the_alternatives(registry_dir, monk
         assert rec.detached is False
 
 
+def _pidfds(pid: int) -> int:
+    """How many pidfds process `pid` holds."""
+    fds = os.listdir(f"/proc/{pid}/fd")
+    return sum(_readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[pidfd]" for fd in fds)
+
+
+def _readlink(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("watch", ["pidfd", "poll"])
 async def test_session_killed_with_sigkill_leaves_no_attached_job_behind(
-    registry_dir: str, session_procs
+    registry_dir: str, session_procs, monkeypatch, watch: str
 ):
+    # "poll": the shim polls its owner, as where pidfd_open is missing (macOS).
+    if watch == "poll":
+        monkeypatch.setenv(ENV_OWNER_POLL, "1")
     jobs = [{"command": "sleep 300"}, {"command": "trap '' TERM; sleep 300"}]
     other = SessionProcess(registry_dir, jobs)
     session_procs.append(other)
     info = await other.started()
+    if hasattr(os, "pidfd_open"):
+        shims = [j["shim"] for j in info["jobs"]]
+        assert [_pidfds(shim) for shim in shims] == [1 if watch == "pidfd" else 0] * 2
     other.kill(signal.SIGKILL)
     pids = [j["pid"] for j in info["jobs"]]
     assert await until(lambda: all(gone(p) for p in pids), 2.5)

@@ -117,7 +117,7 @@ OLD_OWNER = textwrap.dedent(
             await jm.list()
             peers = {r.id: r.session_id for r in jm.jobs() if not jm.is_own(r)}
             own = [r.id for r in jm.jobs(include_peers=False)]
-            print(json.dumps({"own": own, "links": sorted(jm._links), "peers": peers}),
+            print(json.dumps({"own": own, "links": jm.supervisor.linked_ids(), "peers": peers}),
                   flush=True)
         await jm.close()
         print("closed", flush=True)

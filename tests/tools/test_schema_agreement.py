@@ -62,24 +62,26 @@ def schema_ok(family: str, tool: str, call: dict[str, Any]) -> bool:
 
 def engine_ok(family: str, tool: str, call: dict[str, Any]) -> bool:
     """The engine's verdict before any side effect (the checks a call runs before it acts)."""
-    from jobs_tui.engine import calls
-    from jobs_tui.engine.tools import exec_command, process
+    from jobs_tui.engine.arguments import check_start, resolve_cwd
+    from jobs_tui.engine.results import InvalidArgument
+    from jobs_tui.engine.tools import exec_command, job, process
     from jobs_tui.engine.tools.validation import ToolInputError
 
     try:
         if family == "job":
-            calls.validate(call, session_cwd="/")
+            job.validate(call, session_cwd="/")
             return True
         module = exec_command if family == "exec_command" else process
         checked = module.check_call(tool, call)
-    except (calls.CallError, ToolInputError):
+    except (job.CallError, ToolInputError):
         return False
     if tool in ("exec_command", "exec"):  # what JobManager.start then checks of it
         command = checked["cmd" if tool == "exec_command" else "command"]
-        calls.validate(
-            {"action": "start", "command": command, "cwd": checked.get("workdir")},
-            session_cwd="/",
-        )
+        try:
+            check_start(command, None, None, None, None, None)
+            resolve_cwd(checked.get("workdir"), "/")
+        except InvalidArgument:
+            return False
     return True
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -13,7 +15,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
-from jobs_tui.engine.follower import END, LogFollower
+from jobs_tui.engine.follower import LOG_END, LogFollower
 from jobs_tui.engine.logs import LogMissing, read_tail
 from jobs_tui.engine.reading import read_latest_line, split_lines
 from jobs_tui.engine.results import KillResult, LogsResult
@@ -240,7 +242,7 @@ class FakeSource:
             partial_bytes=partial,
         )
 
-    def follow(self, job_id: str, position: int = END) -> LogFollower:
+    def follow(self, job_id: str, position: int = LOG_END) -> LogFollower:
         return LogFollower(job_id, *self.log_files(self.get(job_id)), position)
 
     def mark_seen(self, job_id: str) -> None:
@@ -315,27 +317,35 @@ class Host(App[None]):
         super().notify(message, **kwargs)
 
 
-def screen_text(app: App[Any]) -> str:
-    """What the terminal shows, as plain text: for assertions on the rendered screen."""
-    import io
+_SVG_TEXT = re.compile(
+    r'<text [^>]*?x="([0-9.]+)"[^>]*?clip-path="url\(#[^)]*-line-([0-9]+)\)">(.*?)</text>'
+)
+_CHAR_WIDTH = 20 * 0.61  # rich's export_svg: a 20 px font, cells 0.61 of it wide
 
-    from rich.console import Console
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, as plain text: for assertions on the rendered screen.
+
+    Read back from Textual's public screenshot (an SVG of the screen, one <text> per run
+    of characters, placed by cell), so no test depends on Textual's private attributes.
+    """
+    from rich.cells import cell_len
 
     width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text()
+    cells = [[" "] * width for _ in range(height)]
+    for x, y, escaped in _SVG_TEXT.findall(app.export_screenshot(simplify=True)):
+        row, col = cells[int(y)], round(float(x) / _CHAR_WIDTH)
+        text = html.unescape(escaped.replace("&#160;", " "))
+        if text.isascii():
+            row[col : col + len(text)] = text[: max(0, width - col)]
+            continue
+        for char in text:
+            if col < width:
+                row[col] = char
+                if cell_len(char) == 2 and col + 1 < width:
+                    row[col + 1] = ""  # the right half of a wide character
+            col += cell_len(char)
+    return "\n".join("".join(row) for row in cells)
 
 
 async def until(predicate: Callable[[], object], timeout: float = 10.0, step: float = 0.02) -> bool:

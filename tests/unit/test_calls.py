@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jobs_tui.engine import callschema, job_tool_schema
-from jobs_tui.engine.calls import CallError, JobCall, validate
 from jobs_tui.engine.model import ACTIONS, KILL_SIGNALS
+from jobs_tui.engine.tools.job import CallError, JobCall, validate
 
 # What the reference's field table says of each field: its JSON type.
 FIELD_TYPES = {
@@ -573,10 +573,10 @@ def test_schema_id_pattern_agrees_with_validation(job_id):
 
 
 def test_no_hand_written_tables_or_second_schema():
-    from jobs_tui.engine import calls
+    from jobs_tui.engine.tools import job
 
     for name in ("FIELDS", "APPLIES", "NEEDS_ID", "json_schema"):
-        assert not hasattr(calls, name), name
+        assert not hasattr(job, name), name
 
 
 def test_the_job_schema_is_one_of_all_schemas():
@@ -585,33 +585,24 @@ def test_the_job_schema_is_one_of_all_schemas():
     assert all_schemas()["job"]["job"] == job_tool_schema()
 
 
-def test_the_core_never_imports_a_vocabulary():
-    import ast
-    from pathlib import Path
-
-    engine = Path(callschema.__file__).parent
-    for name in ("calls.py", "callschema.py", "schemacheck.py"):
-        tree = ast.parse((engine / name).read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                assert not (node.module or "").startswith("tools"), (name, node.module)
-                assert "tools" not in (node.module or "").split("."), (name, node.module)
-
-
 def test_signal_names_and_limits_are_defined_once():
+    # That the core never imports a vocabulary is an import-linter contract (pyproject.toml).
     from pathlib import Path
 
     engine = Path(callschema.__file__).parent
-    spelled = [
-        path.name
-        for path in sorted(engine.rglob("*.py"))
-        if '"SIGTERM", "SIGKILL", "SIGINT"' in path.read_text()
-    ]
-    assert spelled == ["model.py"]
-    for path in sorted(engine.rglob("*.py")):
+    sources = sorted([*engine.rglob("*.py"), *(engine.parent / "app").rglob("*.py")])
+    spelled = [p.name for p in sources if '"SIGTERM", "SIGKILL", "SIGINT"' in p.read_text()]
+    assert spelled == ["protocol.py"]
+    mapped = [p.name for p in sources if re.search(r'"SIG(TERM|KILL|INT)":', p.read_text())]
+    assert mapped == []  # no second table of signal names (procs derives its own)
+    for path in sources:
         if path.name != "callschema.py":
             text = path.read_text()
             assert not re.search(r"^MAX_(COMMAND|LABEL|INPUT|LINES)\b", text, re.M), path.name
+            assert not re.search(r"^(MIN|MAX)_(COLS|ROWS)\b", text, re.M), path.name
+            assert not re.search(r"\b(20, 500|5, 300)\b", text), path.name
+            assert not re.search(r"^MAX_JOB_NUMBER =", text, re.M) or path.name == "paths.py"
+            assert not re.search(r"<= 2000\b", text), path.name
 
 
 # -- bad bytes, huge numbers and long input never crash and are never echoed whole ---------
