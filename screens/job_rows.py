@@ -128,8 +128,9 @@ class JobList(ScrollView, can_focus=False):
         index = self._index.get(record.id)
         if index is None or row_order(self.records[index]) != row_order(record):
             return False
-        self.records[index] = record
-        self.refresh_lines(index)
+        old, self.records[index] = self.records[index], record
+        if shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
+            self.refresh_lines(index)
         return True
 
     def _tag(self, record: JobRecord) -> str:
@@ -281,6 +282,11 @@ def row_order(record: JobRecord) -> tuple[bool, int, int]:
     """The list's order, as `JobManager.jobs()` gives it: running first (newest first),
     then finished (most recent first)."""
     return (not record.running, -record.ended_at(), -record.number)
+
+
+def shown_of(record: JobRecord) -> tuple[object, ...]:
+    """What a row shows of a record besides its time (which the tick repaints)."""
+    return (record.status, record.label, record.session_id, record.stopping_at)
 
 
 def counts_fingerprint(records: list[JobRecord]) -> tuple[object, ...]:
