@@ -103,7 +103,9 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
     """Print what the job writes after `offset`, until it finishes (Ctrl-C stops following).
 
     With --json, one `logs` object per batch (`exit` null, `following` true), then one
-    with the final record and the exit status. A reader that left ends it at once."""
+    with the final record and the exit status. A reader that left ends it at once.
+    Output that did not end its last line gets a newline, so the outcome has its own."""
+    ended_line = True
     while True:
         record = await jm.wait(args.id, FOLLOW_POLL_MS)
         while True:
@@ -115,12 +117,15 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
                     jsonout.emit("logs", None, args.session, chunk)
                 else:
                     printing.write(got.text)
+                    ended_line = got.text.endswith("\n")
             if got.offset >= got.end:
                 break
         if printing.stdout_closed():  # the reader left (`| grep -m1 ready`): so do we
             raise BrokenPipeError
         if not record.running:
             final = {"job": record.to_json(), "logs": "", "following": False}
+            if not ended_line and not args.json:
+                printing.write("\n")
             return emit(args, final, human.outcome_line(record, human.now_ms()))
 
 

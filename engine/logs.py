@@ -140,8 +140,7 @@ class TailRead:
     earlier_lines: int | None  # lines before `data`, when counting them was cheap
     clipped: bool  # a line longer than line_cap was cut to its last line_cap bytes
     rotated: bool  # an earlier segment existed (output before .log.1 is gone)
-    live_inode: int | None = None  # the live segment `data` ends in, and where in it:
-    live_end: int = 0  # a follower resumes exactly there (LogCursor's start and inode)
+    position: int = 0  # absolute offset of the job's output where `data` ends (a follower's start)
 
     @property
     def truncated(self) -> bool:
@@ -173,12 +172,10 @@ def read_tail(
     count_below: int = MiB,
 ) -> TailRead:
     """The last `lines` lines across both segments, reading backwards in blocks."""
-    pair = open_pair(live, previous)
+    pair, first = _open_addressed(live, previous)
     try:
         tail = _tail_of(pair, max(1, lines), line_cap, budget, count_below)
-        if pair.live is not None:
-            tail.live_inode = os.fstat(pair.live.fd).st_ino
-            tail.live_end = pair.live.size
+        tail.position = first + pair.size
         return tail
     finally:
         pair.close()
@@ -350,25 +347,31 @@ def _read_base(path: str) -> tuple[int, int] | None:
         os.close(fd)
 
 
-def read_since(live: str, previous: str, offset: int, cap: int) -> SinceRead:
-    """Up to `cap` bytes from absolute `offset`, across rotations (see logwriter's base file)."""
+def _open_addressed(live: str, previous: str) -> tuple[SegmentPair, int]:
+    """The pair opened, and the absolute offset of its first byte (see logwriter's base file)."""
     for attempt in range(100):
         pair = open_pair(live, previous)
-        try:
-            base = _read_base(base_of(live))
-            if pair.live is not None and base is not None:
-                if base[0] != os.fstat(pair.live.fd).st_ino:
-                    time.sleep(0.0005 * (attempt + 1))  # a rotation between open and base
-                    continue
-                live_start = base[1]
-            else:  # a log without a base file (another tool's): offsets within the pair
-                live_start = pair.previous_size
-            first = live_start - pair.previous_size
-            end = first + pair.size
-            start = min(max(offset, first), end)
-            stop = min(end, start + max(0, cap))
-            data = pair.read(start - first, stop - first)
-            return SinceRead(data, start, max(0, first - offset), end)
-        finally:
-            pair.close()
+        base = _read_base(base_of(live))
+        if pair.live is not None and base is not None:
+            if base[0] != os.fstat(pair.live.fd).st_ino:
+                pair.close()
+                time.sleep(0.0005 * (attempt + 1))  # a rotation between open and base
+                continue
+            live_start = base[1]
+        else:  # a log without a base file (another tool's): offsets within the pair
+            live_start = pair.previous_size
+        return pair, live_start - pair.previous_size
     raise LogMissing(errno.EAGAIN, "log kept rotating while it was read", live)
+
+
+def read_since(live: str, previous: str, offset: int, cap: int) -> SinceRead:
+    """Up to `cap` bytes from absolute `offset`, across rotations."""
+    pair, first = _open_addressed(live, previous)
+    try:
+        end = first + pair.size
+        start = min(max(offset, first), end)
+        stop = min(end, start + max(0, cap))
+        data = pair.read(start - first, stop - first)
+        return SinceRead(data, start, max(0, first - offset), end)
+    finally:
+        pair.close()

@@ -23,6 +23,7 @@ from .arguments import check, check_env, check_size, check_start, resolve_cwd
 from .config import Config, resolve_registry_dir
 from .control import Controller
 from .exitfiles import ExitInfo
+from .follower import LOG_END, LogFollower
 from .model import JobEvent, JobRecord, JobStatus, now_ms
 from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import LogReader
@@ -76,6 +77,7 @@ class JobManager:
         self._control = Controller(self)
         self._reader = LogReader(self.paths, self.config)
         self._usage = UsageSampler()
+        self.registry.on_change = lambda: self._announce(JobEvent("registry-changed", "", "", ""))
         self._subscribers: list[Subscriber] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._opened = False
@@ -185,7 +187,9 @@ class JobManager:
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
 
     def _publish(self, kind: str, record: JobRecord) -> None:
-        event = JobEvent.of(kind, record)
+        self._announce(JobEvent.of(kind, record))
+
+    def _announce(self, event: JobEvent) -> None:
         for callback in list(self._subscribers):
             with contextlib.suppress(Exception):
                 callback(event)
@@ -431,6 +435,11 @@ class JobManager:
         """The absolute byte position of the end of the job's output now: where a reader
         that wants only what comes next starts (`read_since`)."""
         return await self._reader.end(self.get(job_id))
+
+    def follow(self, job_id: str, position: int = LOG_END) -> LogFollower:
+        """A follower of the job's log from absolute `position` (a tail's `position`; the
+        end as it is now by default): one log position for the pane, cursors and --follow."""
+        return self._reader.follow(self.get(job_id), position)
 
     # -- the job tool ------------------------------------------------------------
     async def call(self, request: Any) -> dict[str, Any]:

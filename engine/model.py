@@ -189,7 +189,11 @@ class JobRecord:
 
 @dataclass(frozen=True)
 class JobEvent:
-    """What subscribers hear: `job-started`, `job-output` or `job-finished`."""
+    """What subscribers hear: `job-started`, `job-output` or `job-finished`.
+
+    `record` is the changed record itself (the manager's live one), so a screen updates
+    the row that changed instead of re-reading the table; it is not part of `to_json`.
+    """
 
     kind: str
     id: str
@@ -199,6 +203,7 @@ class JobEvent:
     signal: str | None = None
     last_line: str = ""
     log_bytes: int = 0
+    record: JobRecord | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, kind: str, record: JobRecord) -> JobEvent:
@@ -211,6 +216,7 @@ class JobEvent:
             record.signal,
             record.last_line,
             record.log_bytes,
+            record,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -12,8 +12,9 @@ import re
 from typing import TYPE_CHECKING
 
 from .callschema import MAX_LINES
+from .follower import LOG_END, LogFollower
 from .format import lost_note
-from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_since, read_tail
+from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_tail
 from .model import JobRecord
 from .protocol import previous_of
 from .results import JobError, LogPage, LogsResult, ReadSince, Refused
@@ -22,9 +23,6 @@ from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
 if TYPE_CHECKING:
     from .config import Config
     from .paths import RegistryPaths
-
-
-LOG_END = 1 << 62  # past the end of any log: a read from here starts at its end
 
 
 class LogReader:
@@ -72,7 +70,7 @@ class LogReader:
             earlier_lines=tail.earlier_lines if not (dropped or record.log_lost_bytes) else None,
             log_file=live,
             note=lost_note(record),
-            resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            position=tail.position,
             partial_bytes=partial,
             rotated_bytes=dropped,
         )
@@ -98,21 +96,19 @@ class LogReader:
     async def since(self, record: JobRecord, offset: int, cap: int) -> ReadSince:
         """Sanitized output from absolute byte `offset`, at most `cap` bytes of it.
 
-        An incomplete UTF-8 sequence at the end is left for the next read.
+        An incomplete UTF-8 sequence or escape at the end is left for the next read while
+        more may come (the job runs, or the cap cut it); once the job has ended, its last
+        bytes are returned as they are (a cut character shows as U+FFFD, as a tail read
+        shows it), so a follower that reads to the end never waits for bytes that never come.
         """
-        live, previous = self.files(record)
         while True:
-            try:
-                got = await asyncio.to_thread(read_since, live, previous, max(0, offset), cap)
-            except LogRefused as exc:
-                raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
-            except LogMissing as exc:
-                raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
+            follower = self.follow(record, max(0, offset))
+            got = await asyncio.to_thread(follower.read, cap)
             data = got.data
             capped = got.offset + len(data) < got.end
-            keep = _complete_utf8(data)
-            if record.running or capped:
-                keep = _complete_escape(data[:keep])  # the rest of it comes with the next read
+            keep = len(data)
+            if record.running or capped:  # the rest of a cut sequence comes with the next read
+                keep = _complete_escape(data[: _complete_utf8(data)])
             if keep or not capped or cap >= HOLD_LIMIT:
                 break
             cap = min(HOLD_LIMIT, cap * 2 + 256)  # the cap fell inside one sequence: read more
@@ -125,7 +121,12 @@ class LogReader:
 
     async def end(self, record: JobRecord) -> int:
         """The absolute byte position of the end of the job's output, now."""
-        return (await self.since(record, LOG_END, 0)).end
+        return (await asyncio.to_thread(self.follow, record, LOG_END)).position
+
+    def follow(self, record: JobRecord, position: int = LOG_END) -> LogFollower:
+        """A follower of the log from absolute `position` (the end as it is now by default)."""
+        live, previous = self.files(record)
+        return LogFollower(record.id, live, previous, position)
 
 
 def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:

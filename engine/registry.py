@@ -104,6 +104,8 @@ class Registry:
         # change (an adoption, its own file kept and rewritten) is only noted in `due`.
         self.read_only = False
         self.due: list[str] = []
+        self.on_change: Callable[[], None] | None = None  # the table changed from disk
+        self._peer_view: tuple[tuple[object, ...], ...] = ()
 
     @property
     def own_path(self) -> Path:
@@ -206,6 +208,18 @@ class Registry:
         for record in peers.values():
             self._view_settle(record)
         self._peers = peers
+        view = tuple(
+            (r.id, r.status, r.finished_at, r.stopping_at, r.session_id, r.label)
+            for r in peers.values()
+        )
+        if view != self._peer_view:
+            self._peer_view = view
+            self._changed()
+
+    def _changed(self) -> None:
+        """Tell the manager what no shim event says: peers' files or our own changed on disk."""
+        if self.on_change is not None:
+            self.on_change()
 
     def _adoptable(self, file: RegistryFile, now_ms: int) -> bool:
         if file.path is None:
@@ -558,6 +572,7 @@ class Registry:
                 self.lost.append(job_id)
         self._on_disk = set(disk)
         self._written, self._disk_raw = fresh.key, fresh.raw
+        self._changed()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

@@ -53,9 +53,9 @@ class LogsResult:
     earlier_lines: int | None
     log_file: str
     note: str | None = None
-    resume: tuple[int, int] | None = None  # (live inode, offset): follow on from exactly here
+    position: int | None = None  # absolute offset where the tail ends: follow on from here
     # raw bytes of a last line without its newline yet; it is `lines[-1]` (maybe ""), and a
-    # follower re-reads it from `resume` minus this, so what follows joins it
+    # follower re-reads it from `position` minus this, so what follows joins it
     partial_bytes: int = 0
     rotated_bytes: int = 0  # output rotated away before the retained segments (in earlier_bytes)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual.content import Content
+from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
 from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome
@@ -24,6 +27,14 @@ STATUS_STYLES = {
 }
 MUTED = "$text-muted"
 STOPPING_STYLE = "bold $warning"
+PEER_STYLE = "italic $text-secondary"
+# The pane's colours are component classes (styles/detail.tcss, the same as STATUS_STYLES),
+# so a host's CSS restyles them as it restyles the rows: `DetailPane > .detail--failed`.
+COMPONENTS = {
+    **{status: f"detail--{status.value}" for status in JobStatus},
+    "stopping": "detail--stopping",
+    "peer": "detail--peer",
+}
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ class Field:
 
     name: str
     value: str
-    style: str
+    style: str  # a component class of the pane (`detail--…`), or a style string
     rank: int
 
 
@@ -113,12 +124,12 @@ def detail_of(
 
     field("command", sanitize_line(record.command, 2000))
     field("cwd", home_short(sanitize_line(record.cwd, 1000)))
-    state = STOPPING_STYLE if stopping and record.running else STATUS_STYLES[record.status]
+    state = COMPONENTS["stopping" if stopping and record.running else record.status]
     field("outcome", outcome_text(record, now_ms, stopping), state)
     if peer:
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""
-        field("owner", f"another session ({owner}){pid}", "italic $text-secondary")
+        field("owner", f"another session ({owner}){pid}", COMPONENTS["peer"])
     extra = flags(record)
     if extra:
         field("flags", extra)
@@ -127,8 +138,22 @@ def detail_of(
     return Detail(title, tuple(fields))
 
 
-def _wrapped(field: Field, width: int) -> list[Content]:
-    return Content.styled(field.value, field.style).wrap(max(1, width - FIELD_WIDTH))
+StyleOf = Callable[[str], "VisualStyle | str"]
+
+
+def default_style(component: str) -> str:
+    """A component class's default look as a style string (without a widget to ask)."""
+    for key, name in COMPONENTS.items():
+        if name == component:
+            if isinstance(key, JobStatus):
+                return STATUS_STYLES[key]
+            return {"stopping": STOPPING_STYLE, "peer": PEER_STYLE}[key]
+    return ""
+
+
+def _wrapped(field: Field, width: int, style_of: StyleOf = default_style) -> list[Content]:
+    style = style_of(field.style) if field.style.startswith("detail--") else field.style
+    return Content.styled(field.value, style).wrap(max(1, width - FIELD_WIDTH))
 
 
 def full_height(detail: Detail, width: int) -> int:
@@ -136,7 +161,7 @@ def full_height(detail: Detail, width: int) -> int:
     return 1 + sum(len(_wrapped(f, width)) for f in detail.fields)
 
 
-def fit(detail: Detail, width: int, height: int) -> Content:
+def fit(detail: Detail, width: int, height: int, style_of: StyleOf = default_style) -> Content:
     """The detail in `width` x `height`: whole when it fits; else outcome and last line
     first, then the title and the other fields, each cut to the rows left (`…`).
 
@@ -144,7 +169,7 @@ def fit(detail: Detail, width: int, height: int) -> Content:
     """
     if width <= 0 or height <= 0:
         return Content("")
-    wrapped = [_wrapped(f, width) for f in detail.fields]
+    wrapped = [_wrapped(f, width, style_of) for f in detail.fields]
     wants: dict[int | str, int] = {"title": 1} | {i: len(w) for i, w in enumerate(wrapped)}
     rows = dict(wants)
     if sum(wants.values()) > height:
@@ -191,6 +216,7 @@ class DetailPane(Widget):
     """
 
     DEFAULT_CSS = stylesheet("detail.tcss")
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(COMPONENTS.values())
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -223,4 +249,11 @@ class DetailPane(Widget):
         if self.detail is None:
             return NOTHING
         width, height = self.content_size
-        return fit(self.detail, width, height)
+        return fit(self.detail, width, height, self._component_style)
+
+    def _component_style(self, component: str) -> VisualStyle:
+        """The component's colour and text style, without a background (the pane's shows)."""
+        full = self.get_visual_style(component, partial=True)
+        return VisualStyle(
+            foreground=full.foreground, bold=full.bold, italic=full.italic, dim=full.dim
+        )

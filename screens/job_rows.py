@@ -122,6 +122,17 @@ class JobList(ScrollView, can_focus=False):
             self._keep_visible()  # list is otherwise left where the user put it)
         self.refresh()
 
+    def update_record(self, record: JobRecord) -> bool:
+        """Take a changed record in place when its row stays where it is; False otherwise
+        (a new job, or one whose place in the order changed: the rows must be re-sorted)."""
+        index = self._index.get(record.id)
+        if index is None or row_order(self.records[index]) != row_order(record):
+            return False
+        old, self.records[index] = self.records[index], record
+        if shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
+            self.refresh_lines(index)
+        return True
+
     def _tag(self, record: JobRecord) -> str:
         """` stopping` while a kill is under way, ` peer` for another session's job."""
         return (STOPPING_TAG if self._stopping(record) else "") + (
@@ -265,6 +276,17 @@ class JobList(ScrollView, can_focus=False):
             segments.append(Segment(peer.ljust(tag_width), base + self._fg("job-list--peer")))
         segments.append(Segment(" ", base))
         return segments
+
+
+def row_order(record: JobRecord) -> tuple[bool, int, int]:
+    """The list's order, as `JobManager.jobs()` gives it: running first (newest first),
+    then finished (most recent first)."""
+    return (not record.running, -record.ended_at(), -record.number)
+
+
+def shown_of(record: JobRecord) -> tuple[object, ...]:
+    """What a row shows of a record besides its time (which the tick repaints)."""
+    return (record.status, record.label, record.session_id, record.stopping_at)
 
 
 def counts_fingerprint(records: list[JobRecord]) -> tuple[object, ...]:

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -34,12 +35,13 @@ from .confirm import ConfirmScreen
 from .css import stylesheet
 from .detail import DetailPane, Stopping, outcome_text
 from .footer_keys import ApplicableKeys
-from .job_rows import JobList, any_running, counts_fingerprint
+from .job_rows import JobList, any_running, counts_fingerprint, row_order
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
 from .words import plural
 
-POLL_S = 0.2  # how often the table is re-read; a repaint follows only when something changed
+POLL_S = 0.2  # how often events are applied and running rows' times repainted
+RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
@@ -84,6 +86,9 @@ class JobsScreen(ApplicableKeys, Screen[None]):
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
+    selection: reactive[str | None] = reactive(None, init=False)
+    """The selected job's id: the detail pane, the footer's keys and its latest line follow it."""
+
     DEFAULT_CSS = stylesheet("jobs_screen.tcss")
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
         (0, "-narrow"),
@@ -124,6 +129,9 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._records: list[JobRecord] = []
         self._fingerprint: tuple[object, ...] | None = None
         self._dirty = True
+        self._news: dict[str, JobRecord] = {}  # changed records the events brought, by id
+        self._resort = False  # a start or a finish among them: rows move, counts change
+        self._reconciled_at = 0.0
         self._last_tick = 0.0
         self._unsubscribe: Callable[[], None] | None = None
         self._kills: dict[str, KillUnderWay] = {}
@@ -131,7 +139,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._latest_soon: Timer | None = None
         self._detail_height: int | str | None = None
         self._pruned_seen: int | None = None  # prunes before the screen opened are not news
-        self.refreshes = 0  # repaints of the rows; benchmarks read it
+        self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -177,15 +185,71 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self.refresh_jobs(force=True)
 
     # -- live data ---------------------------------------------------------------------
-    def _on_event(self, _event: Any) -> None:
-        self._dirty = True
+    def _on_event(self, event: Any) -> None:
+        """An event carries the changed record: its row is updated at the next poll. An
+        event without one (another source's) has the table re-read instead."""
+        record = getattr(event, "record", None)
+        if record is None:
+            self._dirty = True
+            return
+        self._news[record.id] = record
+        if getattr(event, "kind", "") != "job-output":
+            self._resort = True
 
     def _poll(self) -> None:
-        if self.is_current:
+        if not self.is_current:
+            return
+        if self._dirty or time.monotonic() - self._reconciled_at >= RECONCILE_S:
             self.refresh_jobs()
+        elif self._news:
+            self._apply_news()
+        else:
+            self._tick()
+
+    def _apply_news(self) -> None:
+        """The records events brought: rows updated in place, re-sorted after a start or a
+        finish; the table is not re-read."""
+        news, self._news = self._news, {}
+        resort, self._resort = self._resort, False
+        job_list = self.job_list
+        if not resort:
+            resort = not all(job_list.update_record(record) for record in news.values())
+        if resort:
+            index = {r.id: r for r in self._records} | news
+            records = sorted(index.values(), key=row_order)
+            self._fingerprint = (counts_fingerprint(records), self._pruned())
+            self._show_rows(records)
+        elif self.selection in news:
+            self._show_detail()
+        self.refreshes += 1  # the list took the news (benchmarks read it)
+        self._tick()
+
+    def _tick(self) -> None:
+        """Once a tick while jobs run: their times move (rows repainted, not re-read)."""
+        now = self.clock()
+        if not any_running(self._records) or now - self._last_tick < self._tick_ms():
+            return
+        self._last_tick = now
+        self.job_list.refresh()
+        self.refreshes += 1
+        self._show_detail()
+
+    def _show_rows(self, records: list[JobRecord]) -> None:
+        self._records = records
+        self.job_list.set_records(records)
+        self.selection = self.job_list.cursor_id
+        self._show_summary(records)
+        self.set_class(not records, "-empty")
+        self._fit_detail()
+        self._show_detail()
+        self._update_bindings()
 
     def refresh_jobs(self, force: bool = False) -> None:
-        """Re-read the table; repaint rows when they changed, or once a tick while jobs run."""
+        """Re-read the table (the slow reconcile, and after this screen's own actions);
+        rows are replaced when they changed, else repainted once a tick while jobs run."""
+        self._reconciled_at = time.monotonic()
+        self._news.clear()
+        self._resort = False
         records = self.source.jobs()
         fingerprint = (counts_fingerprint(records), self._pruned())
         now = self.clock()
@@ -196,17 +260,12 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._dirty = False
         self._last_tick = now
         if changed:
-            self._records = records
             self._fingerprint = fingerprint
-            self.job_list.set_records(records)
-            self._show_summary(records)
-            self.set_class(not records, "-empty")
-            self._fit_detail()
+            self._show_rows(records)
         else:
             self.job_list.refresh()
+            self._show_detail()
         self.refreshes += 1
-        self._show_detail()
-        self._update_bindings()
 
     def _tick_ms(self) -> float:
         return max(100, self.source.config.repaint_ms)
@@ -339,15 +398,19 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if self.selected is not None and self.selected.id == job_id:
             self._show_detail()
 
-    def on_job_list_cursor_moved(self, _message: JobList.CursorMoved) -> None:
-        self._selection_changed()
+    def on_job_list_cursor_moved(self, message: JobList.CursorMoved) -> None:
+        self.selection = message.job_id
 
-    def _selection_changed(self) -> None:
+    def watch_selection(self) -> None:
         self._show_detail()
         self._update_bindings()
         if self._latest_soon is not None:
             self._latest_soon.stop()
         self._latest_soon = self.set_timer(SETTLE_S, self._read_latest)
+
+    def _selection_changed(self) -> None:
+        """After a key moved the cursor: the row and the detail reach the screen together."""
+        self.selection = self.job_list.cursor_id
 
     def on_job_list_activated(self, message: JobList.Activated) -> None:
         self.action_open_log()

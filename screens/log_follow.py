@@ -1,20 +1,21 @@
 """`Follower`: new complete lines of a growing log, sanitized, in bounded batches.
 
-It wraps the engine's `LogCursor` (which follows rotations) with the two things a
-screen needs: line assembly (`LineAssembler`: a partial last line is held until its
-newline, but can still be shown, as a REPL prompt has none) and a bound on work per
-poll. A writer faster than the screen makes the follower skip ahead to the live end
-instead of falling further behind; the skipped bytes are counted, never shown.
+It wraps the source's log follower (`JobSource.follow`: one absolute byte position,
+which survives rotations) with the two things a screen needs: line assembly
+(`LineAssembler`: a partial last line is held until its newline, but can still be
+shown, as a REPL prompt has none) and a bound on work per poll. A writer faster than
+the screen makes the follower skip ahead to the live end instead of falling further
+behind; the skipped bytes are counted, never shown.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from jobs_tui.engine.follow import LogCursor
+from jobs_tui.engine import JobError
 
 from .log_lines import LineAssembler
+from .source import LogFollow
 
 READ_CAP = 128 * 1024  # bytes one poll reads at most
 KEEP_WHEN_BEHIND = 16 * 1024  # bytes of a full read that are shown when the writer is ahead
@@ -27,46 +28,48 @@ class Batch:
     skipped: int = 0  # bytes passed over unseen
 
 
-def live_state(path: str) -> tuple[int, int, int] | None:
-    """(device, inode, size) of the live segment, or None when it does not exist."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size)
-
-
 class Follower:
     """Call `poll()` on a timer; it never blocks on a slow reader and never reads unbounded.
 
-    `reread` is how many bytes before `start` belong to an unfinished line the caller
-    already shows: the follower starts there, so what follows joins that line.
+    `reread` is how many bytes before the log's position belong to an unfinished line
+    the caller already shows: the log is followed from there, so what follows joins it.
     """
 
-    def __init__(
-        self, live: str, start: int | None = None, inode: int | None = None, *, reread: int = 0
-    ) -> None:
-        self.live = live
-        self._cursor = LogCursor(live, start, inode)
+    def __init__(self, log: LogFollow, reread: int = 0) -> None:
+        self.log = log
         self.assembler = LineAssembler()
         self._first_cap = READ_CAP + max(0, reread)
 
     def poll(self) -> Batch:
         cap, self._first_cap = self._first_cap or READ_CAP, 0
-        chunk = self._cursor.read(cap)
-        data, skipped = chunk.data, chunk.skipped
+        try:
+            got = self.log.read(cap)
+        except JobError:  # deleted or refused since the open (which said so): nothing new
+            return Batch([], self.assembler.partial, 0)
+        data, skipped = got.data, got.skipped
         if len(data) >= cap:  # the writer is ahead of us: jump near the end
-            skipped += len(data) - KEEP_WHEN_BEHIND
-            data = data[-KEEP_WHEN_BEHIND:]
-            passed = self._cursor.skip_near_end(KEEP_WHEN_BEHIND)
-            if passed:
-                skipped += passed
-                data = (data + self._cursor.read(KEEP_WHEN_BEHIND).data)[-KEEP_WHEN_BEHIND:]
+            data, passed = self._catch_up(data, got.end)
+            skipped += passed
             self.assembler.reset()
             cut = data.find(b"\n")  # the first line is a fragment: drop it
             data = data[cut + 1 :] if cut >= 0 else b""
         lines = self.assembler.feed(data)
         return Batch(lines, self.assembler.partial, skipped)
 
-    def close(self) -> None:
-        self._cursor.close()
+    def _catch_up(self, data: bytes, end: int) -> tuple[bytes, int]:
+        """The last KEEP_WHEN_BEHIND bytes up to the end, and how many were passed over."""
+        passed = 0
+        if end - self.log.position >= KEEP_WHEN_BEHIND:  # what was read is all passed over
+            passed, data = len(data), b""
+            passed += self.log.skip_to(end - KEEP_WHEN_BEHIND)
+        try:
+            more = self.log.read(KEEP_WHEN_BEHIND)
+        except JobError:
+            more = None
+        if more is not None:
+            passed += more.skipped
+            data = more.data if more.skipped else data + more.data
+        if len(data) > KEEP_WHEN_BEHIND:
+            passed += len(data) - KEEP_WHEN_BEHIND
+            data = data[-KEEP_WHEN_BEHIND:]
+        return data, passed

@@ -1,8 +1,9 @@
 """`LogScreen`: one job's log, read from disk: a bounded tail, then followed until you scroll up.
 
 Nothing is read whole: the tail comes from the engine's backwards reader, new
-output from a cursor polled on a short timer in bounded batches. Every byte shown
-has been through the engine's sanitizer (SGR colours kept, all else stripped).
+output from the source's follower (one absolute position) polled on a short timer
+in bounded batches. Every byte shown has been through the engine's sanitizer (SGR
+colours kept, all else stripped).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from jobs_tui.engine.sanitize import sanitize_line
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
-from .log_follow import Follower, live_state
+from .log_follow import Follower
 from .log_header import OpenedTail, sub_content, tail_note, title_content
 from .log_view import LogView
 from .send_bar import SendBar
@@ -48,6 +49,12 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """Lines that arrived while paused (the `+N new lines` bar)."""
     wrap: reactive[bool] = reactive(False, init=False)
     """Long lines wrap onto the next rows (`w`) instead of scrolling sideways."""
+    loaded: reactive[bool] = reactive(False, init=False)
+    """The tail is shown and followed."""
+    problem: reactive[str] = reactive("", init=False)
+    """Why the log cannot be shown (sanitized), instead of the pane's state."""
+    skipped: reactive[int] = reactive(0, init=False)
+    """Bytes passed over to keep up with a writer faster than the screen."""
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -87,12 +94,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.clock: Clock = clock or wall_clock
         self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
         self.max_lines = max(max_lines, self.tail_lines)
-        self.skipped = 0
-        self.loaded = False
         self.log_path = ""
         self._tail: OpenedTail | None = None
         self._lost: tuple[int, str | None] | None = None  # (bytes, why) the pane last named
-        self.problem = ""
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
         self._title_key: object = None
@@ -132,11 +136,6 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._show_sub()
         self.run_worker(self._load(), name="open log", group="log", exit_on_error=False)
 
-    def on_unmount(self) -> None:
-        if self._follower is not None:
-            self._follower.close()
-            self._follower = None
-
     # -- reading -----------------------------------------------------------------------
     async def _load(self) -> None:
         record = self._get()
@@ -144,36 +143,33 @@ class LogScreen(ApplicableKeys, Screen[None]):
             self._fail(f"{self.job_id} is no longer in the job table.")
             return
         try:
-            live, _previous = self.source.log_files(record)
             result = await self.source.logs(self.job_id, lines=self.tail_lines, keep_sgr=True)
+            lines = list(result.lines)
+            partial = getattr(result, "partial_bytes", 0)
+            position = getattr(result, "position", None)
+            if position is not None and 0 < partial <= position:
+                # the unfinished last line is the follower's: it re-reads its bytes, so what
+                # comes next joins it exactly as a fresh open would show it
+                lines = lines[:-1]
+                log = self.source.follow(self.job_id, position - partial)
+            elif position is not None:  # continue exactly where the tail ended
+                log, partial = self.source.follow(self.job_id, position), 0
+            else:  # a source that cannot say: from the end as it is now (may skip, never repeat)
+                log, partial = self.source.follow(self.job_id), 0
         except JobError as exc:
             self._fail(sanitize_line(str(exc), 300))
             return
-        lines = list(result.lines)
-        partial = getattr(result, "partial_bytes", 0)
-        resume = getattr(result, "resume", None)
-        if resume is not None and 0 < partial <= resume[1]:
-            # the unfinished last line is the follower's: it re-reads its bytes, so what
-            # comes next joins it exactly as a fresh open would show it
-            lines = lines[:-1]
-            self._follower = Follower(live, resume[1] - partial, resume[0], reread=partial)
-        elif resume is not None:  # continue exactly where the tail ended, across a rotation
-            self._follower = Follower(live, resume[1], resume[0])
-        else:  # a source that cannot say: from the live end as it is now (may skip, never repeat)
-            after = live_state(live)
-            self._follower = Follower(live, after[2] if after is not None else None)
-        self.log_path = result.log_file or live
+        self._follower = Follower(log, partial)
+        self.log_path = result.log_file
         self._tail = OpenedTail.of(result)
         self.view.load(lines)
         self.loaded = True
         self._poll()  # the unfinished line, at once
         self.view.follow_end()
-        self._show_sub()
         self.set_interval(POLL_S, self._poll)
 
     def _fail(self, message: str) -> None:
         self.problem = message
-        self._show_sub()
 
     def _poll(self) -> None:
         if self._follower is None:
@@ -269,6 +265,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._show_sub()
 
     def watch_new_lines(self) -> None:
+        self._show_sub()
+
+    def watch_loaded(self) -> None:
+        self._show_sub()
+
+    def watch_problem(self) -> None:
+        self._show_sub()
+
+    def watch_skipped(self) -> None:
         self._show_sub()
 
     def _pause(self) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from jobs_tui.engine.config import Config
+    from jobs_tui.engine.logs import SinceRead
     from jobs_tui.engine.model import JobEvent, JobRecord
     from jobs_tui.engine.results import KillResult, LogsResult
 
@@ -23,8 +24,27 @@ def wall_clock() -> float:
     return time.time() * 1000
 
 
+class LogFollow(Protocol):
+    """A job's log followed from one absolute byte position (`JobManager.follow` returns one).
+
+    `read` returns raw bytes from `position` on (`data`, `offset`, `skipped`: bytes that
+    rotated away unseen, `end`: the log's end when read) and moves `position` past them;
+    it raises `JobError` when the log cannot be read.
+    """
+
+    position: int
+
+    def read(self, cap: int = ...) -> SinceRead: ...
+    def skip_to(self, position: int) -> int: ...
+
+
 class JobSource(Protocol):
     """The subset of `JobManager` the screens use.
+
+    A screen reads a log only through `logs` (a bounded tail that ends at a `position`)
+    and `follow(job_id, position)` (what comes after it; the end as it is now without a
+    position), never through a file path, so a read-only view over another source can
+    show and follow logs too.
 
     Optional members, used when the source has them (a `JobManager` has all of them):
 
@@ -43,9 +63,14 @@ class JobSource(Protocol):
     def jobs(self, include_peers: bool = True) -> list[JobRecord]: ...
     def is_own(self, record: JobRecord) -> bool: ...
     def get(self, job_id: str) -> JobRecord: ...
-    def subscribe(self, callback: Callable[[JobEvent], None]) -> Callable[[], None]: ...
+    def subscribe(self, callback: Callable[[JobEvent], None]) -> Callable[[], None]:
+        """Events with `record` (the changed record) update their rows in place; an event
+        without one has the table re-read. What no event reports (peers' files) is found
+        by the screen's slow reconcile, once a second."""
+        ...
+
     def pending_reports(self) -> list[JobRecord]: ...
-    def log_files(self, record: JobRecord) -> tuple[str, str]: ...
+    def follow(self, job_id: str, position: int = ...) -> LogFollow: ...
     async def logs(
         self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
     ) -> LogsResult: ...

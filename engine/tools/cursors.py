@@ -1,7 +1,8 @@
 """Unread cursors: each output byte of a job is returned once per reader (a session).
 
-A cursor is an absolute byte offset into the job's whole output, so it survives log
-rotation (`JobManager.read_since`). A persistent session (the command line) keeps its
+A cursor is a log position: an absolute byte offset into the job's whole output, so it
+survives log rotation (`JobManager.read_since`, which reads through the one follower,
+`engine/follower.py`). A persistent session (the command line) keeps its
 cursors in `cursors-<sha1(session)[:16]>.json` (0600) in the registry directory, so
 the next call of the same session continues where the last one stopped; several
 processes of one session merge their cursors under a lock (offsets only move forward).

@@ -139,6 +139,18 @@ def test_logs_tail_page_and_follow(cli: Cli):
     assert cli.ok("logs", "j3").out == "No output yet.\n"
 
 
+def test_follow_ends_with_the_job_whose_output_ends_in_a_cut_character(cli: Cli):
+    """The last bytes of a finished job are not held back as an unfinished character."""
+    cli.ok("start", "--", "sleep 2; printf 'ab\\342'")
+    followed = cli("logs", "j1", "--follow", timeout=15)
+    assert followed.code == 0, followed.err
+    # followed from "No output yet." (a loaded machine may start the call late: then the
+    # tail shows them); either way once, and the outcome on a line of its own
+    out = followed.out.removeprefix("No output yet.\n")
+    assert out.startswith("ab\ufffd\n") and out.count("ab\ufffd") == 1, followed.out
+    assert out.rstrip().splitlines()[-1].startswith("✓ j1 ")
+
+
 def test_clear_one_all_and_refusals(cli: Cli):
     cli.ok("start", "--", "true")
     cli.ok("start", "--", "sleep 30")

@@ -210,6 +210,15 @@ async def test_read_since_never_cuts_an_escape_or_a_character_in_two(jm: JobMana
     assert all("[" not in t and "\ufffd" not in t for t in texts)
 
 
+async def test_a_finished_jobs_cut_last_character_is_read_not_held_for_ever(jm: JobManager):
+    """A cut sequence is held back only while more may come: once the job has ended, its
+    last bytes are returned (as the tail read shows them) and nothing stays unread."""
+    rec = await jm.wait((await jm.start(r"printf 'ab\342\202'")).id, 10_000)
+    got = await jm.read_since(rec.id, 0, 1024)
+    assert got.text == "ab\ufffd" and got.offset == got.end == 4
+    assert (await jm.logs(rec.id)).lines == ["ab\ufffd"]
+
+
 async def test_page_says_its_first_line_and_log_end_is_where_new_output_starts(jm: JobManager):
     rec = await jm.wait((await jm.start("printf 'a\\nb\\nc\\nd\\n'; sleep 30")).id, 300)
     assert await until(lambda: jm.get(rec.id).log_bytes == 8)

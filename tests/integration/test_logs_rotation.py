@@ -221,26 +221,26 @@ async def test_logs_after_rotation_report_dropped_output(tmp_path: Path) -> None
 async def test_a_follower_resumes_exactly_where_the_tail_ended_across_a_rotation(
     registry_dir: str,
 ):
-    from jobs_tui.engine.follow import LogCursor
-
     async with JobManager(registry_dir=registry_dir, config=Config(max_log_bytes=64)) as jm:
         rec = await jm.start("cat", stdin=True)
         await jm.send(rec.id, "first line")
         log = jm.paths.log(rec.id)
         assert await until(lambda: log.exists() and log.stat().st_size >= 11, 5)
         tail = await jm.logs(rec.id)
-        assert tail.lines == ["first line"] and tail.resume is not None
+        # one absolute position: the byte count of the job's output up to the tail's end
+        assert tail.lines == ["first line"] and tail.position == 11
         more = "".join(f"line {n:02d}\n" for n in range(12))  # 96 bytes: one rotation at 64
         await jm.send(rec.id, more, newline=False, eof=True)
         await jm.wait(rec.id, 10_000)
-        cursor = LogCursor(str(log), tail.resume[1], tail.resume[0])
+        follower = jm.follow(rec.id, tail.position)
         got = b""
-        while chunk := cursor.read().data:
+        while chunk := follower.read(16).data:
             got += chunk
-        cursor.close()
         # The segment the tail ended in is .log.1 now: its rest, then the new live one.
-        assert got == more.encode()
+        assert got == more.encode() and follower.position == 11 + 96
         assert (log.parent / (log.name + ".1")).stat().st_size == 64
+        assert (await jm.logs(rec.id)).position == follower.position
+        assert jm.follow(rec.id).position == follower.position  # no position: the end now
 
 
 @pytest.mark.timeout(30)

@@ -15,6 +15,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
+from jobs_tui.engine.follower import LOG_END, LogFollower
 from jobs_tui.engine.logs import LogMissing, read_tail
 from jobs_tui.engine.reading import read_latest_line, split_lines
 from jobs_tui.engine.results import KillResult, LogsResult
@@ -203,7 +204,9 @@ class FakeSource:
         return lambda: self.subscribers.remove(callback)
 
     def publish(self, kind: str, rec: JobRecord) -> None:
-        event = JobEvent(kind, rec.id, rec.label, rec.status.value, rec.exit_code, rec.signal)
+        event = JobEvent(
+            kind, rec.id, rec.label, rec.status.value, rec.exit_code, rec.signal, record=rec
+        )
         for callback in list(self.subscribers):
             callback(event)
 
@@ -235,9 +238,12 @@ class FakeSource:
             tail.earlier_bytes,
             tail.earlier_lines,
             shown,
-            resume=(tail.live_inode, tail.live_end) if tail.live_inode is not None else None,
+            position=tail.position,
             partial_bytes=partial,
         )
+
+    def follow(self, job_id: str, position: int = LOG_END) -> LogFollower:
+        return LogFollower(job_id, *self.log_files(self.get(job_id)), position)
 
     def mark_seen(self, job_id: str) -> None:
         rec = self.records.get(job_id)

@@ -13,6 +13,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jobs_tui.engine.follower import LogFollower
 from jobs_tui.engine.logs import read_tail
 from jobs_tui.engine.reading import split_lines
 from jobs_tui.screens.log_follow import Follower
@@ -88,7 +89,7 @@ def test_a_follower_opened_mid_line_joins_what_follows(
     tail = read_tail(path, path + ".1", 2000)
     lines, partial = split_lines(tail.data, keep_sgr=True)
     shown = lines[:-1] if partial else lines
-    follower = Follower(path, tail.live_end - partial, tail.live_inode, reread=partial)
+    follower = Follower(LogFollower("j1", path, path + ".1", tail.position - partial), partial)
     batch = follower.poll()
     shown += batch.lines
     for piece in chunked(after, cuts):
@@ -96,7 +97,6 @@ def test_a_follower_opened_mid_line_joins_what_follows(
             f.write(piece)
         batch = follower.poll()
         shown += batch.lines
-    follower.close()
     assert with_partial(shown, batch.partial) == fresh(before + after)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine.follow import LogCursor
+from jobs_tui.engine.follower import LogFollower
 from jobs_tui.engine.logs import read_since
 from jobs_tui.engine.logwriter import LogWriter
 
@@ -70,22 +70,34 @@ def test_a_full_segment_rotates_only_when_more_output_arrives(tmp_path):
     os.close(read_end)
 
 
-def test_cursor_follows_across_rotations(tmp_path):
+def test_follower_follows_across_rotations_from_one_absolute_position(tmp_path):
     writer = _writer(tmp_path, 10)
-    cursor = LogCursor(writer.live, start=0)
+    follower = LogFollower("j1", writer.live, writer.previous, 0)
     got = b""
     for piece in (b"abc", b"defghijkl", b"mnopqrstuvw", b"xyz"):
         writer.write(piece)
-        got += cursor.read().data
-    assert got == b"abcdefghijklmnopqrstuvwxyz"
+        got += follower.read().data
+    assert got == b"abcdefghijklmnopqrstuvwxyz" and follower.position == 26
+    later = LogFollower("j1", writer.live, writer.previous, 23)  # a position survives rotations
+    assert later.read().data == b"xyz"
 
 
-def test_skip_near_end_passes_over_what_a_slow_reader_missed(tmp_path):
+def test_a_follower_that_fell_behind_is_told_what_rotated_away(tmp_path):
+    writer = _writer(tmp_path, 10)
+    follower = LogFollower("j1", writer.live, writer.previous, 0)
+    writer.write(bytes(range(35)))
+    got = follower.read(100)
+    assert got.skipped == 20 and got.offset == 20 and got.data == bytes(range(20, 35))
+    assert follower.position == got.end == 35
+
+
+def test_skip_to_passes_over_what_a_slow_reader_missed(tmp_path):
     writer = _writer(tmp_path, 100)
-    cursor = LogCursor(writer.live, start=0)
+    follower = LogFollower("j1", writer.live, writer.previous, 0)
     writer.write(b"a" * 60)
-    assert cursor.skip_near_end(10) == 50
-    assert cursor.read().data == b"a" * 10
+    assert follower.skip_to(50) == 50
+    assert follower.read().data == b"a" * 10
     writer.write(b"b" * 30 + b"c" * 50)  # rotates after 40 more bytes
-    assert cursor.skip_near_end(5) == 40 + 35  # the rest of the old segment, then the new one
-    assert cursor.read().data == b"c" * 5
+    assert follower.skip_to(135) == 75  # the rest of the old segment, then the new one
+    assert follower.read().data == b"c" * 5
+    assert follower.skip_to(0) == 0 and follower.position == 140  # never backwards
