@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from .model import JobRecord, JobStatus
-from .resources import JobUsage
+
+TYPE_CHECKING = False  # not `typing`: short command-line calls import this module
+if TYPE_CHECKING:
+    from .resources import JobUsage
 
 GLYPHS = {
     JobStatus.RUNNING: "▸",

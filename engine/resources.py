@@ -27,7 +27,6 @@ job: the walk stops at every other job's shim and sh, and each process counts on
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -196,9 +195,13 @@ class UsageSampler:
         self._previous: dict[str, TreeSample] = {}
         self._cache: dict[str, JobUsage] = {}
         self._cached_at: float | None = None
-        self._lock = asyncio.Lock()
+        self._lock: Any = None  # an asyncio.Lock, made on first use: short calls never load asyncio
 
     async def sample(self, records: list[JobRecord]) -> dict[str, JobUsage]:
+        import asyncio
+
+        if self._lock is None:
+            self._lock = asyncio.Lock()
         async with self._lock:  # callers at the same time share one pass
             fresh = self._cached_at is not None
             if fresh and time.monotonic() - self._cached_at < self.interval:  # type: ignore[operator]
