@@ -440,14 +440,3 @@ class JobManager:
         """A follower of the job's log from absolute `position` (a tail's `position`; the
         end as it is now by default): one log position for the pane, cursors and --follow."""
         return self._reader.follow(self.get(job_id), position)
-
-    # -- the job tool ------------------------------------------------------------
-    async def call(self, request: Any) -> dict[str, Any]:
-        """The `job` tool: a JSON-ready JobDetails dict; never raises on bad input.
-
-        A thin delegate to the adapter (`engine/tools/job.py`); its import is lazy, the
-        one import of a vocabulary the layering contract allows the core.
-        """
-        from .tools.job import run_call
-
-        return await run_call(self, request)

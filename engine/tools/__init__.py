@@ -1,6 +1,6 @@
 """The tool vocabularies agents speak, as thin facades over one `JobManager`.
 
-- `job` (seeds/002): `JobManager.call`, schema `jobs_tui.engine.job_tool_schema()`.
+- `job` (seeds/002): `JobTools`, schema `jobs_tui.engine.job_tool_schema()`.
 - `exec_command` / `write_stdin` / `list_sessions` / `set_on_exit` / `kill_session`
   (seeds/000): `ExecCommandTools`.
 - `exec` / `process` (seeds/003): `ProcessTools`.
@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .cursors import UnreadCursors
     from .exec_command import ExecCommandTools
+    from .job import JobTools
     from .process import ProcessTools
     from .schemas import all_schemas
 
-__all__ = ["ExecCommandTools", "ProcessTools", "UnreadCursors", "all_schemas"]
+__all__ = ["ExecCommandTools", "JobTools", "ProcessTools", "UnreadCursors", "all_schemas"]
 
 _LAZY = {
     "ExecCommandTools": "exec_command",
+    "JobTools": "job",
     "ProcessTools": "process",
     "UnreadCursors": "cursors",
     "all_schemas": "schemas",

@@ -88,8 +88,19 @@ def _error(action: Any, message: str, **extra: Any) -> dict[str, Any]:
     return {"action": action if isinstance(action, str) else None, "error": message, **extra}
 
 
+class JobTools:
+    """The `job` tool over one JobManager, as ExecCommandTools and ProcessTools are theirs."""
+
+    def __init__(self, manager: JobManager) -> None:
+        self.manager = manager
+
+    async def call(self, request: Any) -> dict[str, Any]:
+        """A JSON-ready JobDetails dict; never raises on bad input."""
+        return await run_call(self.manager, request)
+
+
 async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
-    """`JobManager.call`: never raises on bad input; errors come back as `error`."""
+    """The `job` tool: never raises on bad input; errors come back as `error`."""
     action = request.get("action") if isinstance(request, dict) else None
     try:
         call = validate(request, session_cwd=manager.cwd)

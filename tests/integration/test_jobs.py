@@ -11,6 +11,7 @@ import pytest
 
 from jobs_tui.engine import Config, JobError, JobManager, Refused, UnknownJob
 from jobs_tui.engine.model import JobEvent, JobStatus
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import until
 
@@ -109,9 +110,11 @@ async def test_send_refusals_change_nothing(jm: JobManager):
 
 async def test_wait_times_out_and_cancelling_leaves_job_running(jm: JobManager):
     rec = await jm.start("sleep 30")
-    details = await jm.call({"action": "wait", "id": rec.id, "timeoutMs": 100})
+    details = await JobTools(jm).call({"action": "wait", "id": rec.id, "timeoutMs": 100})
     assert details["timedOut"] is True and details["job"]["status"] == "running"
-    task = asyncio.create_task(jm.call({"action": "wait", "id": rec.id, "timeoutMs": 30_000}))
+    task = asyncio.create_task(
+        JobTools(jm).call({"action": "wait", "id": rec.id, "timeoutMs": 30_000})
+    )
     await asyncio.sleep(0.1)
     task.cancel()
     details = await task

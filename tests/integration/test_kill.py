@@ -14,6 +14,7 @@ import pytest
 
 from jobs_tui.engine import Config, JobManager
 from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone, tree, until
 
@@ -79,7 +80,7 @@ async def test_shell_exit_settles_promptly_with_background_grandchild(jm: JobMan
     assert rec.status is JobStatus.FAILED and rec.exit_code == 4
     leftovers = tree(rec.shim_pid)
     assert leftovers, "the background sleep should still be running"
-    details = await jm.call({"action": "kill", "id": rec.id})
+    details = await JobTools(jm).call({"action": "kill", "id": rec.id})
     assert details["signalled"] is False
     assert "already finished" in details["error"] and details["leftoversKilled"] >= 1
     assert await until(lambda: all(gone(p) for p in leftovers), 5)
@@ -95,7 +96,7 @@ async def test_output_of_leftovers_is_still_logged(jm: JobManager):
 
 async def test_kill_of_finished_job_without_leftovers(jm: JobManager):
     rec = await jm.wait((await jm.start("true")).id, 5_000)
-    details = await jm.call({"action": "kill", "id": rec.id})
+    details = await JobTools(jm).call({"action": "kill", "id": rec.id})
     assert details["signalled"] is False and "already finished" in details["error"]
     assert "leftoversKilled" not in details
 
@@ -177,7 +178,7 @@ async def test_kill_tools_report_escalation_and_processes(jm: JobManager):
 
     rec = await jm.start(STUBBORN)
     await _descendants(rec, 5)
-    details = await jm.call({"action": "kill", "id": rec.id})
+    details = await JobTools(jm).call({"action": "kill", "id": rec.id})
     assert details["escalated"] is True and details["processes"] >= 5
     ec = ExecCommandTools(jm)
     started = await ec.exec_command(cmd=STUBBORN, yield_time_ms=250)

@@ -17,6 +17,7 @@ import pytest
 from jobs_tui.engine import JobManager
 from jobs_tui.engine.model import JobStatus
 from jobs_tui.engine.paths import RegistryPaths, session_hash
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone
 
@@ -72,7 +73,7 @@ async def test_reference_registry_loads_as_peers_then_survives_adoption(registry
     ]
     paths = write_session(registry_dir, "pi-ref", jobs, pid=os.getpid(), agentName="pi")
     async with JobManager(registry_dir=registry_dir) as jm:
-        listed = await jm.call({"action": "list", "all": True})
+        listed = await JobTools(jm).call({"action": "list", "all": True})
         assert {j["id"]: j["sessionId"] for j in listed["jobs"]} == {"j1": "pi-ref", "j2": "pi-ref"}
         assert all(not jm.is_own(r) for r in jm.jobs())
         assert (await jm.start("true")).id == "j3"
@@ -134,7 +135,7 @@ async def test_paths_outside_the_registry_are_never_opened(registry_dir: str, tm
     async with JobManager(registry_dir=registry_dir) as jm:
         rec = jm.get("j1")
         assert rec.status is JobStatus.UNKNOWN  # the outside status file was not believed
-        details = await jm.call({"action": "logs", "id": "j1"})
+        details = await JobTools(jm).call({"action": "logs", "id": "j1"})
         assert "outside the registry directory" in details["error"]
         assert "secret" not in json.dumps(details)
 
@@ -164,7 +165,7 @@ async def test_pid_now_belonging_to_another_process_is_never_signalled(registry_
         write_session(registry_dir, "gone", [record], pid=dead_pid())
         async with JobManager(registry_dir=registry_dir) as jm:
             assert jm.get("j1").status is JobStatus.UNKNOWN
-            details = await jm.call({"action": "kill", "id": "j1", "signal": "SIGKILL"})
+            details = await JobTools(jm).call({"action": "kill", "id": "j1", "signal": "SIGKILL"})
             assert details["signalled"] is False
         assert bystander.poll() is None
     finally:

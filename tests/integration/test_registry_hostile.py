@@ -20,6 +20,7 @@ from jobs_tui.engine import JobError, JobManager, UnknownJob
 from jobs_tui.engine.model import JobStatus
 from jobs_tui.engine.paths import RegistryPaths, is_job_id
 from jobs_tui.engine.safefiles import REGISTRY_FILE_LIMIT
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import until
 from .test_registry_faults import dead_pid, reference_record, write_session
@@ -261,12 +262,12 @@ async def test_problems_are_reported_once_each_not_once_per_refresh(registry_dir
         await asyncio.sleep(1.2)  # and the reconcile loop's passes
         assert jm.take_problems() == []
         assert len(jm.registry.problems) == len(set(jm.registry.problems)) <= len(first)
-        details = await jm.call({"action": "list"})
+        details = await JobTools(jm).call({"action": "list"})
         assert details["problems"] == []
     async with JobManager(registry_dir=registry_dir) as jm:
-        details = await jm.call({"action": "list"})
+        details = await JobTools(jm).call({"action": "list"})
         assert any("skipped an entry" in p for p in details["problems"])
-        assert (await jm.call({"action": "list"}))["problems"] == []
+        assert (await JobTools(jm).call({"action": "list"}))["problems"] == []
 
 
 # -- 9.11 stale locks and the umask ------------------------------------------------------

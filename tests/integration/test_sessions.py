@@ -12,6 +12,7 @@ from jobs_tui.engine import Config, JobManager, Refused
 from jobs_tui.engine import manager as manager_module
 from jobs_tui.engine.model import JobStatus
 from jobs_tui.engine.protocol import ENV_OWNER_POLL
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone, until
 from .sessions import SessionProcess
@@ -55,7 +56,7 @@ async def test_non_detached_job_of_a_live_peer_is_shown_and_left_alone(
     async with JobManager(registry_dir=registry_dir) as jm:
         rec = jm.get(started["id"])
         assert not jm.is_own(rec) and rec.running and rec.session_id == info["session"]
-        listed = await jm.call({"action": "list"})
+        listed = await JobTools(jm).call({"action": "list"})
         assert [j["id"] for j in listed["jobs"]] == [rec.id]
         assert listed["sessionId"] == jm.session_id != listed["jobs"][0]["sessionId"]
         with pytest.raises(Refused, match="another session's job"):
@@ -63,7 +64,7 @@ async def test_non_detached_job_of_a_live_peer_is_shown_and_left_alone(
         with pytest.raises(Refused, match="another session's job; not cleared"):
             await jm.clear(rec.id)
         assert jm.pending_reports() == []
-        killed = await jm.call({"action": "kill", "id": rec.id})
+        killed = await JobTools(jm).call({"action": "kill", "id": rec.id})
         assert killed["adopted"] is True and killed["job"]["status"] == "killed"
         assert killed["job"]["sessionId"] == jm.session_id
     assert gone(started["pid"])
@@ -124,7 +125,7 @@ async def test_a_second_session_counts_and_reports_only_its_own(registry_dir: st
 async def test_windows_refuses_detached_with_the_alternatives(registry_dir, monkeypatch):
     monkeypatch.setattr(manager_module, "WINDOWS", True)
     async with JobManager(registry_dir=registry_dir, config=Config(detached_by_default=True)) as jm:
-        details = await jm.call({"action": "start", "command": "true", "detached": True})
+        details = await JobTools(jm).call({"action": "start", "command": "true", "detached": True})
         assert "detached=false" in details["error"] and "WSL" in details["error"]
         assert "subagent" in details["error"]
         assert jm.jobs() == []

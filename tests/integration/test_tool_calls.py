@@ -12,6 +12,7 @@ import time
 import pytest
 
 from jobs_tui.engine import JobManager
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import until
 
@@ -28,7 +29,9 @@ def _snapshot(jm: JobManager) -> tuple[list[str], str]:
 
 
 async def test_every_action_returns_json_ready_details(jm: JobManager):
-    started = await jm.call({"action": "start", "command": "cat", "label": "c", "stdin": True})
+    started = await JobTools(jm).call(
+        {"action": "start", "command": "cat", "label": "c", "stdin": True}
+    )
     job_id = started["job"]["id"]
     calls = [
         {"action": "list"},
@@ -40,11 +43,11 @@ async def test_every_action_returns_json_ready_details(jm: JobManager):
         {"action": "clear"},
     ]
     for call in calls:
-        details = await jm.call(call)
+        details = await JobTools(jm).call(call)
         assert details["action"] == call["action"]
         json.dumps(details)
     assert started["job"]["status"] == "running" and started["job"]["stdin"] is True
-    logs = await jm.call({"action": "status", "id": job_id})
+    logs = await JobTools(jm).call({"action": "status", "id": job_id})
     assert logs["error"] == f"id {job_id!r} is not a known job"
 
 
@@ -73,9 +76,9 @@ async def test_every_action_returns_json_ready_details(jm: JobManager):
     ],
 )
 async def test_bad_input_names_the_field_and_changes_nothing(jm: JobManager, call, field):
-    keeper = await jm.call({"action": "start", "command": "sleep 30", "stdin": True})
+    keeper = await JobTools(jm).call({"action": "start", "command": "sleep 30", "stdin": True})
     before = _snapshot(jm)
-    details = await jm.call(call)
+    details = await JobTools(jm).call(call)
     assert field in details["error"]
     json.dumps(details)
     assert _snapshot(jm) == before
@@ -84,7 +87,7 @@ async def test_bad_input_names_the_field_and_changes_nothing(jm: JobManager, cal
 
 
 async def test_call_with_a_non_dict_is_an_error_not_an_exception(jm: JobManager):
-    details = await jm.call(["start"])
+    details = await JobTools(jm).call(["start"])
     assert "action" in details["error"]
 
 
@@ -95,14 +98,14 @@ async def test_deleted_log_keeps_the_job_running_and_reads_say_so(jm: JobManager
     log.unlink()
     assert await until(lambda: jm.registry.get(rec.id).log_lost_bytes > 0, 5)
     assert await until(lambda: log.exists() and log.stat().st_size > 0, 5)
-    details = await jm.call({"action": "logs", "id": rec.id})
+    details = await JobTools(jm).call({"action": "logs", "id": rec.id})
     assert details["job"]["status"] == "running"
     assert details["truncated"] is True and "deleted" in details["note"]
     assert "tick" in details["logs"]
     await jm.kill(rec.id, "SIGKILL")
     log.unlink()
     jm.paths.previous_log(rec.id).unlink(missing_ok=True)
-    gone = await jm.call({"action": "logs", "id": rec.id})
+    gone = await JobTools(jm).call({"action": "logs", "id": rec.id})
     assert "no longer exists" in gone["error"] and gone["job"]["status"] == "killed"
 
 
@@ -111,7 +114,7 @@ async def test_log_path_outside_the_registry_is_never_opened(jm: JobManager, tmp
     secret = tmp_path / "secret.log"
     secret.write_text("do not read\n")
     jm.registry.get(rec.id).log_path = str(secret)
-    details = await jm.call({"action": "logs", "id": rec.id})
+    details = await JobTools(jm).call({"action": "logs", "id": rec.id})
     assert "outside the registry directory" in details["error"]
     assert "logs" not in details
 

@@ -15,7 +15,7 @@ import pytest
 
 from jobs_tui.engine import JobManager
 from jobs_tui.engine.store import write_json_atomic
-from jobs_tui.engine.tools import ExecCommandTools, ProcessTools
+from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 HUGE = [10**5000, -(10**5000), 1e308, float("inf")]
 HUGE_IDS = ["10**5000", "-10**5000", "1e308", "inf"]  # repr() of 10**5000 itself raises
@@ -34,10 +34,10 @@ def _jobs_on_disk(jm: JobManager) -> list[dict]:
 
 
 async def test_a_lone_surrogate_label_is_refused_and_the_session_goes_on(jm: JobManager):
-    bad = await jm.call({"action": "start", "command": "sleep 5", "label": "x\ud800y"})
+    bad = await JobTools(jm).call({"action": "start", "command": "sleep 5", "label": "x\ud800y"})
     assert "label" in bad["error"] and "job" not in bad
     assert jm.jobs() == []
-    good = await jm.call({"action": "start", "command": "sleep 5", "label": "fine"})
+    good = await JobTools(jm).call({"action": "start", "command": "sleep 5", "label": "fine"})
     job_id = good["job"]["id"]
     assert [j["id"] for j in _jobs_on_disk(jm)] == [job_id]
     await jm.kill(job_id, "SIGKILL")
@@ -70,11 +70,13 @@ async def test_send_text_with_an_undecodable_byte_arrives_as_that_byte(
 ):
     out = tmp_path / "in.bin"
     rec = await jm.start(f"cat > {out}", stdin=True)
-    details = await jm.call({"action": "send", "id": rec.id, "input": "\udcff", "eof": True})
+    details = await JobTools(jm).call(
+        {"action": "send", "id": rec.id, "input": "\udcff", "eof": True}
+    )
     assert "error" not in details, details
     await jm.wait(rec.id, 10_000)
     assert out.read_bytes() == b"\xff\n"
-    refused = await jm.call({"action": "send", "id": rec.id, "input": "\ud800"})
+    refused = await JobTools(jm).call({"action": "send", "id": rec.id, "input": "\ud800"})
     assert "input" in refused["error"]
 
 
@@ -143,7 +145,7 @@ async def test_huge_numbers_in_a_job_call_name_the_field(jm: JobManager, number)
         ({"action": "start", "command": "true", "timeoutMs": number}, "timeoutMs"),
         ({"action": "wait", "id": "j1", "timeoutMs": number}, "timeoutMs"),
     ]:
-        details = await jm.call(call)
+        details = await JobTools(jm).call(call)
         assert field in details["error"] and len(details["error"]) < 200, details
     assert jm.jobs() == []
 
@@ -208,11 +210,11 @@ async def test_messages_quote_at_most_a_short_part_of_the_input(
     jm: JobManager, ec: ExecCommandTools, pt: ProcessTools
 ):
     errors = [
-        (await jm.call({"action": "status", "id": "j" + LONG}))["error"],
-        (await jm.call({"action": "kill", "id": "j1", "signal": LONG}))["error"],
-        (await jm.call({"action": LONG}))["error"],
-        (await jm.call({"action": "list", LONG: 1}))["error"],
-        (await jm.call({"action": "start", "command": "x", "cwd": "/" + LONG}))["error"],
+        (await JobTools(jm).call({"action": "status", "id": "j" + LONG}))["error"],
+        (await JobTools(jm).call({"action": "kill", "id": "j1", "signal": LONG}))["error"],
+        (await JobTools(jm).call({"action": LONG}))["error"],
+        (await JobTools(jm).call({"action": "list", LONG: 1}))["error"],
+        (await JobTools(jm).call({"action": "start", "command": "x", "cwd": "/" + LONG}))["error"],
         (await ec.write_stdin(session_id=LONG))["error"],
         (await ec.write_stdin(session_id=1, chars="\\q" + LONG))["error"],
         (await ec.write_stdin(session_id=1, yield_until=LONG))["error"],

@@ -6,7 +6,7 @@ import shlex
 import sys
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.tools import ExecCommandTools, ProcessTools
+from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from .conftest import RAW_KEYS, eventually
 
@@ -177,13 +177,13 @@ async def test_one_engine_under_all_three_vocabularies(jm: JobManager):
     assert started["output"] == "one\n"
     via_process = await pt.process(action="poll", sessionId=started["job_id"], timeout=5000)
     assert via_process["output"] == "two\n"  # only what the other vocabulary had not returned
-    via_job = await jm.call({"action": "list"})
+    via_job = await JobTools(jm).call({"action": "list"})
     assert [j["id"] for j in via_job["jobs"]] == ["j1"]
     assert (await pt.process(action="list"))["sessions"][0]["sessionId"] == "j1"
-    job_started = await jm.call({"action": "start", "command": "sleep 30", "stdin": True})
+    job_started = await JobTools(jm).call({"action": "start", "command": "sleep 30", "stdin": True})
     k = await ec.kill_session(session_id=job_started["job"]["id"])
     assert k["killed"] is True
-    status = await jm.call({"action": "status", "id": "j2"})
+    status = await JobTools(jm).call({"action": "status", "id": "j2"})
     assert status["job"]["status"] == "killed"
 
 

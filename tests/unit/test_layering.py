@@ -32,8 +32,7 @@ def test_the_contracts_state_the_layering():
     (tools,) = [c for c in contracts() if c["type"] == "protected"]
     assert tools["protected_modules"] == ["jobs_tui.engine.tools"]
     assert tools["allowed_importers"] == ["jobs_tui.app"]  # the core: never
-    # The one exception: `JobManager.call`, a lazy delegate to the job tool.
-    assert tools["ignore_imports"] == ["jobs_tui.engine.manager -> jobs_tui.engine.tools.job"]
+    assert "ignore_imports" not in tools  # no exception, not even a lazy import
 
 
 def test_lint_imports_keeps_every_contract():
