@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,3 +88,13 @@ def cli(registry_dir: str, tmp_path) -> Iterator[Cli]:
     yield runner
     for session in sorted(runner.sessions):
         runner("clear", "--all", session=session, timeout=30)
+
+
+def until(predicate, timeout: float = 10.0) -> bool:
+    """Polls `predicate` (a blocking helper for command-line tests) until true or timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()

@@ -6,26 +6,16 @@ import json
 import os
 import re
 import sys
-import time
 
 from jobs_tui.engine import JobManager
 from jobs_tui.engine.paths import session_hash
 
-from .conftest import Cli
+from .conftest import Cli, until
 
 REPL = f"{sys.executable} -u -c " + (
     "\"import sys\nprint('ready', flush=True)\nfor line in sys.stdin: print('echo', line.strip(), "
     'flush=True)"'
 )
-
-
-def until(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 def test_start_then_poll_send_and_kill_from_later_calls(cli: Cli):

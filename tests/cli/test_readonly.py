@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from jobs_tui.engine.paths import session_hash
 
 from ..integration.helpers import gone, tree
 from ..integration.sessions import SessionProcess
-from .conftest import Cli
+from .conftest import Cli, until
 from .shimwatch import ShimWatch, changes, snapshot
 
 READS = (
@@ -29,15 +28,6 @@ READS = (
     ("schema", "job"),
     ("config", "show"),
 )
-
-
-def until(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 @pytest.fixture
