@@ -145,7 +145,9 @@ class LineScanner:
             self._cut += cut
 
     def _test(self, raw: bytes, offset: int) -> LineMatch | None:
-        text = sanitize_log(raw.decode("utf-8", "replace").rstrip("\r"))
+        text = raw.decode("utf-8", "replace")
+        if not text.isprintable() or "\x1b" in text:  # escapes, \r, controls: the slow way
+            text = sanitize_log(text.rstrip("\r"))
         if self.pattern.search(text):
             return LineMatch(self.job_id, text, offset)
         return None
