@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .arguments import check, resolve_cwd
 from .results import JobError, Refused
-from .safefiles import read_regular
+from .safefiles import check_stat, read_regular
 
 if TYPE_CHECKING:
     from .manager import JobManager
@@ -40,9 +40,10 @@ def save(
 ) -> None:
     """Write the job's env file (0600, never following a planted link); raises OSError."""
     data = json.dumps({"env": env or {}, "cols": cols, "rows": rows}).encode()  # \\udcXX kept
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(paths.env(job_id), flags, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NONBLOCK
+    fd = os.open(paths.env(job_id), flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
+        check_stat(os.fstat(fd))  # a planted FIFO or another user's file: refused
         os.fchmod(fd, 0o600)
         os.write(fd, data)
     finally:
