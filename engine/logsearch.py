@@ -63,11 +63,20 @@ def since_ms(text: str, now_ms: int | None = None) -> int:
 
 
 def read_times(live: str) -> list[tuple[int, int]]:
-    """The log's time index (offset, ms) records; empty when it has none or it is refused."""
-    try:
-        return parse(read_regular(times_of(live), MAX_FILE_BYTES * 2))
-    except OSError:
-        return []
+    """The log's time index (offset, ms) records; empty when it has none or it is refused.
+
+    The shim replaces the index by unlinking it and renaming a new one in: a missing file
+    is looked for again a few times (that window lasts microseconds).
+    """
+    for attempt in range(4):
+        try:
+            return parse(read_regular(times_of(live), MAX_FILE_BYTES * 2))
+        except FileNotFoundError:
+            if attempt < 3:
+                time.sleep(0.001)
+        except OSError:
+            break
+    return []
 
 
 def start_since(records: list[tuple[int, int]], ms: int) -> int | None:

@@ -94,7 +94,11 @@ class TimeIndexWriter:
                 os.write(fd, _pack(self.pairs))
             finally:
                 os.close(fd)
-            os.replace(tmp, self.path)
+            # Not over the old file: ext4 flushes a file renamed over another at once
+            # (auto_da_alloc), which cost the zeros workload ~8% (the log's rotation
+            # unlinks first for the same reason). A reader in between finds no index: None.
+            unlink_quietly(self.path)
+            os.rename(tmp, self.path)
         except OSError:
             unlink_quietly(tmp)
             return
