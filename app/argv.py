@@ -13,6 +13,7 @@ import argparse
 import os
 import re
 import sys
+import time
 
 from jobs_tui.engine.callschema import (
     MAX_COLS,
@@ -47,6 +48,7 @@ RANGES: dict[tuple[str, str], tuple[str, int, int]] = {
     ("start", "cols"): ("--cols", MIN_COLS, MAX_COLS),
     ("start", "rows"): ("--rows", MIN_ROWS, MAX_ROWS),
 }
+MAX_CONTEXT = 100  # --context: lines each side of a match
 _WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
 _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
 _NAMED = re.compile(r"(?:the following arguments are required|unrecognized arguments): ([^,\s]+)")
@@ -79,6 +81,27 @@ class Formatter(argparse.HelpFormatter):
     ) -> None:
         width = terminal_columns() - 2 if width is None else width
         super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class EpilogFormatter(Formatter):
+    """Keeps an epilog's own lines (a table of exit codes), as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "".join(indent + line for line in text.splitlines(keepends=True))
+
+
+EPILOGS = {
+    "wait": (
+        "exit status:\n"
+        "  0     a line matched --until (the line is printed on stdout)\n"
+        "  124   --timeout-ms passed first\n"
+        "  N     one ID: the job's own code (128+N after signal N; 125 if not recorded)\n"
+        "        --any: the code of the first job to end\n"
+        "        several IDs: 0 if every job succeeded, else the first failing code in\n"
+        "        the order given\n"
+        "  2, 3  a bad argument (a bad --until names it), an unknown ID"
+    ),
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -137,7 +160,8 @@ VERBS: dict[str, str] = {
     "send": "write TEXT (and a newline) to a job's stdin; - reads stdin",
     "kill": "stop a job's process tree; returns once it settled or the grace passed",
     "clear": "remove finished jobs of this session (one, or all)",
-    "wait": "wait for a job; exits with its code (128+N after signal N), 124 on timeout",
+    "wait": "wait for jobs to end or a line to match; exits with the code (see below)",
+    "restart": "kill a job if it runs, then start the same command as a new id",
     "exec": "run COMMAND; its output and exit code, or its job id if it keeps running",
     "poll": "output this session has not read yet, and the job's status",
     "config": "write the default config file, or show the effective one",
@@ -179,7 +203,13 @@ def verb_parser(name: str) -> Parser:
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print the result as JSON"
     )
-    p = Parser(prog=f"jobs-tui {name}", description=VERBS[name], parents=[common])
+    p = Parser(
+        prog=f"jobs-tui {name}",
+        description=VERBS[name],
+        epilog=EPILOGS.get(name),
+        parents=[common],
+        formatter_class=EpilogFormatter,
+    )
     _VERB_ARGS[name](p)
     return p
 
@@ -194,11 +224,24 @@ def _start(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detached", action="store_true", help="keep it running after the session")
     p.add_argument("--cwd", help="working directory")
     p.add_argument("--wake", action="store_true", help="report its finish proactively")
+    _env(p)
     p.add_argument("words", nargs="*", metavar="COMMAND")
+
+
+def _env(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="K=V",
+        help="set K in the job's environment (repeatable); --env K passes this shell's K",
+    )
 
 
 def _list(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="include other sessions' finished jobs")
+    p.add_argument("--running", action="store_true", help="only running jobs")
+    p.add_argument("--mine", action="store_true", help="only this session's jobs")
+    p.add_argument("--label", metavar="GLOB", help="only jobs whose label matches (fnmatch: *, ?)")
 
 
 def _id(p: argparse.ArgumentParser) -> None:
@@ -211,6 +254,10 @@ def _logs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offset", type=whole, help="first line of a page (0-based)")
     p.add_argument("--limit", type=whole, help="lines in a page (1-1000000)")
     p.add_argument("--follow", "-f", action="store_true", help="keep printing until it ends")
+    p.add_argument("--since", metavar="WHEN", help="only lines written since: 5m, 90s, 2h, a time")
+    p.add_argument("--timestamps", action="store_true", help="the time each line was written")
+    p.add_argument("--grep", metavar="REGEX", help="only lines matching (the whole retained log)")
+    p.add_argument("--context", type=whole, metavar="N", help="with --grep: N lines around")
 
 
 def _send(p: argparse.ArgumentParser) -> None:
@@ -233,7 +280,12 @@ def _clear(p: argparse.ArgumentParser) -> None:
 
 
 def _wait(p: argparse.ArgumentParser) -> None:
-    _id(p)
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--any", action="store_true", help="return when the first job ends")
+    p.add_argument("--until", metavar="REGEX", help="return when a line of output matches")
+    p.add_argument(
+        "--from-start", action="store_true", help="with --until: search the output from its start"
+    )
     p.add_argument("--timeout-ms", type=whole, help="how long to wait (default 30000, max 600000)")
 
 
@@ -242,6 +294,7 @@ def _exec(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tty", action="store_true", help="run it on a pseudo-terminal")
     p.add_argument("--timeout-ms", type=whole, help="kill it after this many ms (default 30 min)")
     p.add_argument("--cwd", help="working directory")
+    _env(p)
     p.add_argument("words", nargs="*", metavar="COMMAND")
 
 
@@ -269,6 +322,7 @@ _VERB_ARGS = {
     "kill": _kill,
     "clear": _clear,
     "wait": _wait,
+    "restart": _id,
     "exec": _exec,
     "poll": _poll,
     "config": _config,
@@ -410,10 +464,87 @@ def check(args: argparse.Namespace) -> None:
         path = os.path.expanduser(args.cwd)
         if not args.cwd or not os.path.isdir(path):
             raise UsageError(f"--cwd {quote(args.cwd)} is not an existing directory", "--cwd")
-    job_id = getattr(args, "id", None)
-    number = verb == "poll" and job_id is not None and re.fullmatch(r"[1-9]\d{0,8}", job_id)
-    if job_id is not None and not _JOB_ID.match(job_id) and not number:
-        raise UsageError(f"ID {quote(job_id)} is not a job id like j1", "ID", _usage(verb))
+    if verb == "wait":
+        args.id = args.ids[0]
+    for job_id in getattr(args, "ids", None) or [getattr(args, "id", None)]:
+        number = verb == "poll" and job_id is not None and re.fullmatch(r"[1-9]\d{0,8}", job_id)
+        if job_id is not None and not _JOB_ID.match(job_id) and not number:
+            raise UsageError(f"ID {quote(job_id)} is not a job id like j1", "ID", _usage(verb))
+    if verb in ("start", "exec"):
+        args.env = env_of(args.env)
+    _check_combinations(args)
+
+
+def env_of(words: list[str] | None) -> dict[str, str] | None:
+    """`--env K=V` (repeatable; the last K wins) and `--env K` (this shell's K) -> a dict.
+
+    A bad form is refused naming --env; the engine checks the rest (`check_env`)."""
+    if not words:
+        return None
+    env: dict[str, str] = {}
+    for word in words:
+        name, equals, value = word.partition("=")
+        if not equals:
+            if name not in os.environ:
+                raise UsageError(
+                    f"--env {quote(word)} is neither NAME=VALUE nor the name of a variable "
+                    "set in this environment",
+                    "--env",
+                )
+            value = os.environ[name]
+        if not _ENV_NAME.match(name):
+            raise UsageError(
+                f"--env {quote(word)}: {quote(name)} is not a variable name "
+                "(letters, digits, _; not starting with a digit)",
+                "--env",
+            )
+        why = not_utf8(value)
+        if why:
+            raise UsageError(f"--env {name}'s value {why}", "--env")
+        env[name] = value
+    return env
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NEEDS = {  # (verb, flag given) -> flags it cannot go with
+    ("logs", "grep"): ("lines", "offset", "limit", "follow"),
+    ("logs", "since"): ("offset", "limit"),
+    ("logs", "timestamps"): ("offset", "limit", "follow"),
+}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _check_combinations(args: argparse.Namespace) -> None:
+    """Flags that need another, or that cannot go together: refused naming the first."""
+    verb = args.verb
+    for (name, dest), others in _NEEDS.items():
+        if name != verb or getattr(args, dest, None) in (None, False):
+            continue
+        for other in others:
+            if getattr(args, other, None) not in (None, False):
+                message = f"{_flag(dest)} cannot be combined with {_flag(other)}"
+                raise UsageError(message, _flag(dest), _usage(verb))
+    if verb == "logs" and args.context is not None:
+        if args.grep is None:
+            raise UsageError("--context needs --grep", "--context", _usage(verb))
+        if not 0 <= args.context <= MAX_CONTEXT:
+            raise UsageError(
+                f"--context {args.context} is outside 0-{MAX_CONTEXT}", "--context", _usage(verb)
+            )
+    if verb == "logs":
+        args.since_ms = None
+        if args.since is not None:
+            from .since import BadSince, since_ms
+
+            try:
+                args.since_ms = since_ms(args.since, int(time.time() * 1000))
+            except BadSince as exc:
+                raise UsageError(f"--since {quote(args.since)} {exc}", "--since") from None
+    if verb == "wait" and args.from_start and args.until is None:
+        raise UsageError("--from-start needs --until", "--from-start", _usage(verb))
 
 
 __all__ = ["QUOTE_LIMIT", "VERBS", "parse", "wants_json"]

@@ -52,6 +52,7 @@ def _verbs() -> dict[str, Verb]:
         "kill": verbs.kill,
         "clear": verbs.clear,
         "wait": verbs.wait,
+        "restart": verbs.restart,
         "exec": verbs_exec.exec_verb,
         "poll": verbs_exec.poll,
     }

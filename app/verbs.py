@@ -49,6 +49,7 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
         tty=args.tty,
         cols=args.cols,
         rows=args.rows,
+        env=args.env,
     )
     return emit(args, {"job": record.to_json()}, human.start_line(record))
 
@@ -65,6 +66,10 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
+    if args.grep is not None:
+        from .logsearch import grep
+
+        return await grep(jm, args)
     start = 0
     if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
         start = await jm.log_end(args.id)
@@ -79,9 +84,23 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
             "truncated": bool(page.truncated),
         }
     else:
-        details = logs_details(await jm.logs(args.id, args.lines))
+        wanted: dict[str, Any] = {}  # since/timestamps only when asked
+        if args.since_ms is not None:
+            wanted["since_ms"] = args.since_ms
+        if args.timestamps:
+            wanted["timestamps"] = True
+        result = await jm.logs(args.id, args.lines, **wanted)
+        details = logs_details(result)
+        if args.timestamps:
+            details["times"] = list(result.times)
+            shown = result.lines
     if not args.follow:
-        return emit(args, details, human.logs_lines(details))
+        lines = human.logs_lines(details)
+        if args.timestamps and details.get("logs"):
+            from .logsearch import stamped
+
+            lines[-1] = "\n".join(stamped(shown, details["times"]))
+        return emit(args, details, lines)
     emit(args, {**details, "following": True}, human.logs_lines(details), None)
     return await follow(jm, args, start)
 
@@ -194,6 +213,14 @@ async def kill(jm: JobManager, args: argparse.Namespace) -> int:
         message = f"{args.id} is still running after the grace period"
         raise VerbError(message, EXIT_ERROR, {"job": details["job"]}, field="ID")
     return emit(args, details, human.kill_line(details))
+
+
+async def restart(jm: JobManager, args: argparse.Namespace) -> int:
+    """Kill the job if it runs (the normal grace), start the same command as a new id."""
+    check("id", args.id)
+    record = await jm.restart(args.id)
+    details = {"job": record.to_json(), "restartOf": args.id}
+    return emit(args, details, f"{human.start_line(record)} · restart of {human.safe(args.id, 20)}")
 
 
 async def clear(jm: JobManager, args: argparse.Namespace) -> int:

@@ -140,6 +140,7 @@ async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
         wake=False,
         cwd=args.cwd,
         tty=bool(args.tty),
+        env=args.env,
     )
     yield_ms = EXEC_YIELD_MS if args.yield_ms is None else args.yield_ms
     record = await jm.wait(record.id, yield_ms, report=False)
