@@ -17,6 +17,7 @@ import time
 
 from jobs_tui.engine.callschema import (
     MAX_COLS,
+    MAX_CONTEXT,
     MAX_LINES,
     MAX_ROWS,
     MAX_START_TIMEOUT_MS,
@@ -48,7 +49,6 @@ RANGES: dict[tuple[str, str], tuple[str, int, int]] = {
     ("start", "cols"): ("--cols", MIN_COLS, MAX_COLS),
     ("start", "rows"): ("--rows", MIN_ROWS, MAX_ROWS),
 }
-MAX_CONTEXT = 100  # --context: lines each side of a match
 _WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
 _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
 _NAMED = re.compile(r"(?:the following arguments are required|unrecognized arguments): ([^,\s]+)")
@@ -520,11 +520,16 @@ def _flag(dest: str) -> str:
 def _check_combinations(args: argparse.Namespace) -> None:
     """Flags that need another, or that cannot go together: refused naming the first."""
     verb = args.verb
+
+    def given(dest: str) -> bool:  # `--offset 0` is given; an unset flag is None or False
+        value = getattr(args, dest, None)
+        return value is not None and value is not False
+
     for (name, dest), others in _NEEDS.items():
-        if name != verb or getattr(args, dest, None) in (None, False):
+        if name != verb or not given(dest):
             continue
         for other in others:
-            if getattr(args, other, None) not in (None, False):
+            if given(other):
                 message = f"{_flag(dest)} cannot be combined with {_flag(other)}"
                 raise UsageError(message, _flag(dest), _usage(verb))
     if verb == "logs" and args.context is not None:

@@ -58,8 +58,8 @@ async def grep(jm: JobManager, args: argparse.Namespace) -> int:
         texts = stamped(texts, [s.at_ms for s in found.lines])
     shown: list[str] = []
     for at, (line, text) in enumerate(zip(found.lines, texts, strict=True)):
-        if at and args.context and line.offset > _end_guess(found.lines[at - 1]):
-            shown.append("--")  # a gap between two groups, as grep -C marks it
+        if at and args.context and line.gap:
+            shown.append("--")  # lines left out between two groups, as grep -C marks it
         shown.append(text)
     if shown:
         printing.line("\n".join(shown))
@@ -68,9 +68,3 @@ async def grep(jm: JobManager, args: argparse.Namespace) -> int:
         what += f"; {found.cut} more not shown (narrow --grep, or add --since)"
     printing.err(f"jobs-tui: {human.safe(record.id, 20)}: {what}")
     return EXIT_OK
-
-
-def _end_guess(line: Any) -> int:
-    """Where the line after `line` starts, as near as its sanitized text tells (a line that
-    lost escape sequences to the sanitizer was longer: then the gap mark is extra)."""
-    return line.offset + len(line.text.encode("utf-8", "surrogateescape")) + 1

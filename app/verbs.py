@@ -20,9 +20,7 @@ from . import human, jsonout, printing
 from .argv import not_utf8
 from .errors import (
     EXIT_ERROR,
-    EXIT_NO_CODE,
     EXIT_REFUSED,
-    EXIT_TIMEOUT,
     EXIT_USAGE,
     VerbError,
 )
@@ -34,7 +32,6 @@ if TYPE_CHECKING:
 
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200
-DEFAULT_WAIT_MS = 30_000
 
 
 async def start(jm: JobManager, args: argparse.Namespace) -> int:
@@ -232,25 +229,3 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     details = {"jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
     UnreadCursors.shared(jm).forget([r.id for r in cleared])
     return emit(args, details, human.clear_lines(details))
-
-
-async def wait(jm: JobManager, args: argparse.Namespace) -> int:
-    """Exit with the job's own code (128+N after signal N), 124 when the wait timed out."""
-    from jobs_tui.engine.callschema import WAIT_TIMEOUT
-    from jobs_tui.engine.outcomes import exit_status_code
-
-    check("id", args.id)
-    timeout_ms = check("timeoutMs", args.timeout_ms, **WAIT_TIMEOUT)
-    jm.get(args.id)
-    record = await jm.wait(args.id, DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms)
-    details = {"job": record.to_json(), "timedOut": record.running}
-    if record.running:
-        code = EXIT_TIMEOUT
-    else:
-        status_code = exit_status_code(record)
-        code = EXIT_NO_CODE if status_code is None else status_code
-    emit(args, details, human.outcome_line(record, human.now_ms()), code)
-    if code == EXIT_TIMEOUT:
-        waited = (args.timeout_ms if args.timeout_ms is not None else DEFAULT_WAIT_MS) / 1000
-        printing.err(f"jobs-tui: {record.id} is still running after {waited:g}s")
-    return code

@@ -93,8 +93,10 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
         return code
     emit(args, details, [human.outcome_line(r, now) for r in result.jobs], code)
     if result.reason == "timeout":
-        which = ", ".join(human.safe(r.id, 20) for r in result.jobs if r.running)
-        printing.err(f"jobs-tui: {which} still running after {timeout_ms / 1000:g}s")
+        running = [human.safe(r.id, 20) for r in result.jobs if r.running]
+        verb = "is" if len(running) == 1 else "are"
+        which = ", ".join(running)
+        printing.err(f"jobs-tui: {which} {verb} still running after {timeout_ms / 1000:g}s")
     return code
 
 

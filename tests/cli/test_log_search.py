@@ -43,6 +43,8 @@ def test_since_and_timestamps_across_a_rotation(cli: Cli):
     recent = cli.ok("logs", "j1", "--since", "1h", "--lines", "2000").out
     assert "line 150" in recent
     stamped = cli.ok("logs", "j1", "--timestamps", "--lines", "3").out.splitlines()
+    assert stamped[0].startswith("… ") and "earlier lines" in stamped[0]
+    stamped = stamped[1:]
     assert len(stamped) == 3 and stamped[-1].endswith("  line 150")
     assert re.match(r"\d\d:\d\d:\d\d\.\d{3}  line 148$", stamped[0]), stamped
     as_json = cli.ok("logs", "j1", "--timestamps", "--lines", "3", "--json").json()
