@@ -257,7 +257,9 @@ def _logs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", metavar="WHEN", help="only lines written since: 5m, 90s, 2h, a time")
     p.add_argument("--timestamps", action="store_true", help="the time each line was written")
     p.add_argument("--grep", metavar="REGEX", help="only lines matching (the whole retained log)")
-    p.add_argument("--context", type=whole, metavar="N", help="with --grep: N lines around")
+    p.add_argument(
+        "--context", type=whole, metavar="N", help="with --grep: N lines around each match (0-20)"
+    )
 
 
 def _send(p: argparse.ArgumentParser) -> None:
