@@ -39,7 +39,7 @@ def test_env_reaches_the_job_and_no_command_line(cli: Cli):
         "--env",
         "GREETING=hello there",
         "--",
-        'echo "$GREETING:$TOKEN"; sleep 30',
+        'echo "$GREETING:$TOKEN"; sleep 300',
         env={"TOKEN": SECRET},
     )
     assert done.code == 0, done
@@ -74,9 +74,9 @@ def test_a_bad_env_is_a_usage_error_naming_env_and_starts_nothing(cli: Cli, word
 
 
 def test_list_filters(cli: Cli):
-    cli.ok("start", "--label", "web-dev", "--", "sleep 30")
+    cli.ok("start", "--label", "web-dev", "--", "sleep 300")
     cli.ok("start", "--label", "tests", "--", "true")
-    cli.ok("start", "--label", "web-build", "--", "sleep 30", session="other")
+    cli.ok("start", "--label", "web-build", "--", "sleep 300", session="other")
     assert cli("wait", "j2").code == 0
 
     def ids(*flags: str) -> list[str]:
@@ -94,7 +94,7 @@ def test_list_filters(cli: Cli):
 
 def test_status_and_list_json_carry_what_a_running_job_uses(cli: Cli):
     cli.ok("start", "--label", "busy", "--", "while :; do :; done")
-    cli.ok("start", "--label", "idle", "--", "sleep 30")
+    cli.ok("start", "--label", "idle", "--", "sleep 300")
     cli.ok("start", "--label", "done", "--", "true")
     assert cli("wait", "j3").code == 0
     time.sleep(0.3)  # the loop is under way
@@ -112,6 +112,7 @@ def test_status_and_list_json_carry_what_a_running_job_uses(cli: Cli):
     finished = cli.ok("status", "j3", "--json").json()["job"]
     assert "cpuPercent" not in finished  # nothing runs: nothing to sample
     listed = {j["id"]: j for j in cli.ok("list", "--json").json()["jobs"]}
+    assert listed["j2"]["status"] == "running"  # sleep 300: still running under any load
     assert listed["j1"]["cpuPercent"] > 0 and listed["j2"]["processCount"] >= 1
     assert "rssBytes" not in listed["j3"]
     human = cli.ok("status", "j1").out.splitlines()

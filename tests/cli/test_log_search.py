@@ -15,7 +15,7 @@ from .conftest import Cli, until
 TWO_PARTS = (
     "for i in $(seq 1 80); do printf 'line %03d\\n' $i; done; "
     "while [ ! -e go ]; do sleep 0.05; done; "
-    "for i in $(seq 81 150); do printf 'line %03d\\n' $i; done; sleep 30"
+    "for i in $(seq 81 150); do printf 'line %03d\\n' $i; done; sleep 300"
 )
 
 

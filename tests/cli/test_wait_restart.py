@@ -35,7 +35,7 @@ def test_wait_until_returns_the_ready_line_of_a_dev_server(cli: Cli):
 
 
 def test_wait_until_searches_from_the_call_unless_from_start(cli: Cli):
-    cli.ok("start", "--", "echo ready; sleep 30")
+    cli.ok("start", "--", "echo ready; sleep 300")
     assert until(lambda: "ready" in cli.ok("logs", "j1").out)
     late = cli("wait", "j1", "--until", "ready", "--timeout-ms", "400")
     assert late.code == 124 and "still running" in late.err
@@ -51,7 +51,7 @@ def test_wait_until_on_a_job_that_ends_without_a_match_exits_with_its_code(cli: 
 def test_wait_any_returns_with_the_first_job_to_end(cli: Cli):
     cli.ok("start", "--", "sleep 20")
     cli.ok("start", "--", "sleep 0.5; exit 3")
-    cli.ok("start", "--", "sleep 30")
+    cli.ok("start", "--", "sleep 300")
     began = time.monotonic()
     done = cli("wait", "j1", "j2", "j3", "--any", "--json", "--timeout-ms", "60000")
     assert done.code == 3 and time.monotonic() - began < 15, done
@@ -75,7 +75,7 @@ def test_wait_all_exits_0_only_if_every_job_succeeded(cli: Cli):
 
 
 def test_wait_times_out_with_124(cli: Cli):
-    cli.ok("start", "--", "sleep 30")
+    cli.ok("start", "--", "sleep 300")
     cli.ok("start", "--", "true")
     assert cli("wait", "j1", "--timeout-ms", "300").code == 124
     assert cli("wait", "j1", "--until", "never", "--timeout-ms", "300").code == 124
@@ -84,7 +84,7 @@ def test_wait_times_out_with_124(cli: Cli):
 
 
 def test_wait_refuses_a_bad_regex_or_id_naming_it(cli: Cli):
-    cli.ok("start", "--", "sleep 30")
+    cli.ok("start", "--", "sleep 300")
     bad = cli("wait", "j1", "--until", "(unclosed", "--json")
     assert bad.code == 2 and bad.json()["field"] == "--until", bad
     assert "--until" in bad.err
@@ -102,7 +102,7 @@ def test_wait_help_documents_the_exit_codes(cli: Cli):
 def test_restart_a_running_job_keeps_command_cwd_label_and_env(cli: Cli):
     sub = Path(cli.cwd) / "sub"
     sub.mkdir()
-    command = 'echo "$MODE"; pwd; sleep 30'
+    command = 'echo "$MODE"; pwd; sleep 300'
     cli.ok("start", "--label", "web", "--cwd", "sub", "--env", "MODE=dev", "--", command)
     assert until(lambda: "dev" in cli.ok("logs", "j1").out)
     done = cli("restart", "j1", "--json")
@@ -128,7 +128,7 @@ def test_restart_a_finished_job(cli: Cli):
 
 
 def test_restart_refuses_another_sessions_running_job(cli: Cli):
-    cli.ok("start", "--", "sleep 30", session="other")
+    cli.ok("start", "--", "sleep 300", session="other")
     refused = cli("restart", "j1")
     assert refused.code == 4, refused
     assert cli.ok("status", "j1", "--json").json()["job"]["status"] == "running"
@@ -137,7 +137,7 @@ def test_restart_refuses_another_sessions_running_job(cli: Cli):
 
 def test_restart_keeps_env_values_off_every_command_line(cli: Cli):
     secret = "restart-secret-5d2c"
-    cli.ok("start", "--env", "TOKEN", "--", 'echo "$TOKEN"; sleep 30', env={"TOKEN": secret})
+    cli.ok("start", "--env", "TOKEN", "--", 'echo "$TOKEN"; sleep 300', env={"TOKEN": secret})
     cli.ok("restart", "j1")
     assert until(lambda: cli.ok("logs", "j2").out == f"{secret}\n")
     for entry in Path("/proc").iterdir():
