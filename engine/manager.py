@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import procs, reservations, restarts, sessions
+from . import procs, restarts, sessions
 from .arguments import (
     check,
     check_env,
@@ -379,13 +379,7 @@ class JobManager:
             env_names=tuple(env or ()),
         )
         if env or tty:
-            try:
-                restarts.save(self.paths, job_id, env, cols, rows)
-            except OSError as exc:
-                reservations.release(self.paths, job_id)
-                raise JobError(
-                    f"could not keep its environment: {exc.strerror or exc}", "env"
-                ) from exc
+            restarts.keep(self.paths, job_id, env, cols, rows)  # JobError: nothing started
         try:
             return await self.supervisor.launch(record, cols=cols, rows=rows, env=env)
         except JobError:  # nothing started: nothing kept

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import reservations
 from .arguments import check, resolve_cwd
 from .results import JobError, Refused
 from .safefiles import check_stat, read_regular
@@ -48,6 +49,16 @@ def save(
         os.write(fd, data)
     finally:
         os.close(fd)
+
+
+def keep(paths: RegistryPaths, job_id: str, env: dict[str, str] | None, cols: int, rows: int):
+    """`save` for a start: on failure its id is released and JobError names `env`."""
+    try:
+        save(paths, job_id, env, cols, rows)
+    except OSError as exc:
+        reservations.release(paths, job_id)
+        message = f"could not keep its environment: {exc.strerror or exc}"
+        raise JobError(message, "env") from exc
 
 
 def load(paths: RegistryPaths, record: JobRecord) -> Saved:

@@ -24,7 +24,7 @@ async def jm(tmp_path: Path):
 
 async def test_wait_with_ids_mode_and_until(jm: JobManager):
     tool = JobTools(jm)
-    a = await tool.call({"action": "start", "command": "sleep 1; echo A is ready; sleep 30"})
+    a = await tool.call({"action": "start", "command": "sleep 2; echo A is ready; sleep 30"})
     b = await tool.call({"action": "start", "command": "sleep 30"})
     ids = [a["job"]["id"], b["job"]["id"]]
     got = await tool.call({"action": "wait", "ids": ids, "until": r"ready$", "timeoutMs": 20_000})

@@ -17,7 +17,7 @@ PY = sys.executable
 # A dev server: binds a free port, says so after a delay, then serves until killed.
 DEV_SERVER = (
     f"{PY} -c \"import socket,time,sys; s=socket.socket(); s.bind(('127.0.0.1',0)); "
-    "s.listen(); time.sleep(0.6); print('compiling...'); "
+    "s.listen(); time.sleep(1.5); print('compiling...'); "
     "print('ready on :%d' % s.getsockname()[1], flush=True); time.sleep(60)\""
 )
 
@@ -70,7 +70,7 @@ async def test_a_timeout_says_so_and_leaves_the_jobs_running(jm: JobManager):
 async def test_a_line_written_in_pieces_matches_and_earlier_output_only_with_from_start(
     jm: JobManager,
 ):
-    rec = await jm.start("echo early-ready; printf 'rea'; sleep 0.4; printf 'dy 42\\n'; sleep 30")
+    rec = await jm.start("echo early-ready; printf 'rea'; sleep 1.5; printf 'dy 42\\n'; sleep 30")
     result = await jm.wait_many([rec.id], until=r"^ready \d+$", timeout_ms=20_000)
     assert result.match is not None and result.match.line == "ready 42"
     assert result.match.offset == len(b"early-ready\n")
@@ -153,7 +153,9 @@ async def test_a_peers_job_is_waited_for_by_a_slow_look(tmp_path: Path):
         JobManager(cwd=str(tmp_path), registry_dir=registry, config=Config()) as other,
     ):
         rec = await owner.start("sleep 0.5; echo peer-ready; sleep 1; exit 4")
-        result = await other.wait_many([rec.id], until="peer-ready", timeout_ms=20_000)
+        result = await other.wait_many(
+            [rec.id], until="peer-ready", from_start=True, timeout_ms=20_000
+        )
         assert result.reason == "match" and other.supervisor.link(rec.id) is None
         result = await other.wait_many([rec.id], timeout_ms=20_000)
         assert result.reason == "finished" and result.jobs[0].exit_code == 4
@@ -163,7 +165,7 @@ async def test_any_with_until_returns_the_first_line_of_whichever_job_prints_it(
     jm: JobManager,
 ):
     rec = await jm.start("sleep 30")
-    rec2 = await jm.start("sleep 0.8; echo go; sleep 30")
+    rec2 = await jm.start("sleep 2; echo go; sleep 30")
     result = await jm.wait_many([rec.id, rec2.id], mode="any", until="^go$", timeout_ms=20_000)
     assert result.reason == "match" and result.match.job_id == rec2.id
     assert [r.running for r in result.jobs] == [True, True]
@@ -175,8 +177,8 @@ async def test_waits_run_side_by_side(jm: JobManager):
     a = await jm.start("sleep 0.4; echo A; sleep 30")
     b = await jm.start("sleep 0.2; echo B; sleep 30")
     ra, rb = await asyncio.gather(
-        jm.wait_many([a.id], until="^A$", timeout_ms=20_000),
-        jm.wait_many([b.id], until="^B$", timeout_ms=20_000),
+        jm.wait_many([a.id], until="^A$", from_start=True, timeout_ms=20_000),
+        jm.wait_many([b.id], until="^B$", from_start=True, timeout_ms=20_000),
     )
     assert ra.match.job_id == a.id and rb.match.job_id == b.id
     await jm.clear(all=True)
