@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from jobs_tui.engine.arguments import check
 
 from . import human, jsonout, printing
-from .argv import not_utf8
+from .argcheck import not_utf8
 from .errors import (
     EXIT_ERROR,
     EXIT_REFUSED,
