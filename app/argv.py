@@ -3,8 +3,9 @@
 Global options come before the verb (or among its options); each verb has its own
 parser, so a bad option prints that verb's usage, and options may come before or
 after the positionals (`send j2 --no-newline TEXT`). Words after `--` are the command
-(start, exec), joined with single spaces as ssh does, or send's TEXT. Every range is
-checked here, before a session opens, so nothing starts on a call that is refused.
+(start, exec), joined with single spaces as ssh does, or send's TEXT. Every range,
+id and combination is checked (`argcheck`) before a session opens, so nothing starts
+on a call that is refused.
 """
 
 from __future__ import annotations
@@ -14,17 +15,9 @@ import os
 import re
 import sys
 
-from jobs_tui.engine.callschema import (
-    MAX_COLS,
-    MAX_LINES,
-    MAX_ROWS,
-    MAX_START_TIMEOUT_MS,
-    MAX_WAIT_MS,
-    MIN_COLS,
-    MIN_ROWS,
-)
 from jobs_tui.engine.protocol import KILL_SIGNALS as SIGNALS
 
+from .argcheck import check, not_utf8
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
@@ -34,21 +27,7 @@ GLOBAL_VALUE_FLAGS = ("--registry-dir", "--session")
 DESCRIPTION = "Background jobs for people who work beside coding agents."
 EPILOG = "Words after -- are the command (start, exec) or the text (send)."
 
-# (verb, dest) -> (flag, lowest, highest); see README, "Command line".
-RANGES: dict[tuple[str, str], tuple[str, int, int]] = {
-    ("start", "timeout_ms"): ("--timeout-ms", 1, MAX_START_TIMEOUT_MS),
-    ("exec", "timeout_ms"): ("--timeout-ms", 1, MAX_START_TIMEOUT_MS),
-    ("exec", "yield_ms"): ("--yield-ms", 250, 30_000),
-    ("wait", "timeout_ms"): ("--timeout-ms", 0, MAX_WAIT_MS),
-    ("poll", "wait_ms"): ("--wait-ms", 0, MAX_WAIT_MS),
-    ("logs", "lines"): ("--lines", 1, MAX_LINES),
-    ("logs", "offset"): ("--offset", 0, 10**12),
-    ("logs", "limit"): ("--limit", 1, 1_000_000),
-    ("start", "cols"): ("--cols", MIN_COLS, MAX_COLS),
-    ("start", "rows"): ("--rows", MIN_ROWS, MAX_ROWS),
-}
 _WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
-_JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
 _NAMED = re.compile(r"(?:the following arguments are required|unrecognized arguments): ([^,\s]+)")
 
 
@@ -79,6 +58,27 @@ class Formatter(argparse.HelpFormatter):
     ) -> None:
         width = terminal_columns() - 2 if width is None else width
         super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class EpilogFormatter(Formatter):
+    """Keeps an epilog's own lines (a table of exit codes), as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "".join(indent + line for line in text.splitlines(keepends=True))
+
+
+EPILOGS = {
+    "wait": (
+        "exit status:\n"
+        "  0     a line matched --until (the line is printed on stdout)\n"
+        "  124   --timeout-ms passed first\n"
+        "  N     one ID: the job's own code (128+N after signal N; 125 if not recorded)\n"
+        "        --any: the code of the first job to end\n"
+        "        several IDs: 0 if every job succeeded, else the first failing code in\n"
+        "        the order given\n"
+        "  2, 3  a bad argument (a bad --until names it), an unknown ID"
+    ),
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -137,7 +137,8 @@ VERBS: dict[str, str] = {
     "send": "write TEXT (and a newline) to a job's stdin; - reads stdin",
     "kill": "stop a job's process tree; returns once it settled or the grace passed",
     "clear": "remove finished jobs of this session (one, or all)",
-    "wait": "wait for a job; exits with its code (128+N after signal N), 124 on timeout",
+    "wait": "wait for jobs to end or a line to match; exits with the code (see below)",
+    "restart": "kill a job if it runs, then start the same command as a new id",
     "exec": "run COMMAND; its output and exit code, or its job id if it keeps running",
     "poll": "output this session has not read yet, and the job's status",
     "config": "write the default config file, or show the effective one",
@@ -179,7 +180,13 @@ def verb_parser(name: str) -> Parser:
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print the result as JSON"
     )
-    p = Parser(prog=f"jobs-tui {name}", description=VERBS[name], parents=[common])
+    p = Parser(
+        prog=f"jobs-tui {name}",
+        description=VERBS[name],
+        epilog=EPILOGS.get(name),
+        parents=[common],
+        formatter_class=EpilogFormatter,
+    )
     _VERB_ARGS[name](p)
     return p
 
@@ -194,11 +201,24 @@ def _start(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detached", action="store_true", help="keep it running after the session")
     p.add_argument("--cwd", help="working directory")
     p.add_argument("--wake", action="store_true", help="report its finish proactively")
+    _env(p)
     p.add_argument("words", nargs="*", metavar="COMMAND")
+
+
+def _env(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="K=V",
+        help="set K in the job's environment (repeatable); --env K passes this shell's K",
+    )
 
 
 def _list(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="include other sessions' finished jobs")
+    p.add_argument("--running", action="store_true", help="only running jobs")
+    p.add_argument("--mine", action="store_true", help="only this session's jobs")
+    p.add_argument("--label", metavar="GLOB", help="only jobs whose label matches (fnmatch: *, ?)")
 
 
 def _id(p: argparse.ArgumentParser) -> None:
@@ -211,6 +231,12 @@ def _logs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offset", type=whole, help="first line of a page (0-based)")
     p.add_argument("--limit", type=whole, help="lines in a page (1-1000000)")
     p.add_argument("--follow", "-f", action="store_true", help="keep printing until it ends")
+    p.add_argument("--since", metavar="WHEN", help="only lines written since: 5m, 90s, 2h, a time")
+    p.add_argument("--timestamps", action="store_true", help="the time each line was written")
+    p.add_argument("--grep", metavar="REGEX", help="only lines matching (the whole retained log)")
+    p.add_argument(
+        "--context", type=whole, metavar="N", help="with --grep: N lines around each match (0-20)"
+    )
 
 
 def _send(p: argparse.ArgumentParser) -> None:
@@ -233,7 +259,12 @@ def _clear(p: argparse.ArgumentParser) -> None:
 
 
 def _wait(p: argparse.ArgumentParser) -> None:
-    _id(p)
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--any", action="store_true", help="return when the first job ends")
+    p.add_argument("--until", metavar="REGEX", help="return when a line of output matches")
+    p.add_argument(
+        "--from-start", action="store_true", help="with --until: search the output from its start"
+    )
     p.add_argument("--timeout-ms", type=whole, help="how long to wait (default 30000, max 600000)")
 
 
@@ -242,6 +273,7 @@ def _exec(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tty", action="store_true", help="run it on a pseudo-terminal")
     p.add_argument("--timeout-ms", type=whole, help="kill it after this many ms (default 30 min)")
     p.add_argument("--cwd", help="working directory")
+    _env(p)
     p.add_argument("words", nargs="*", metavar="COMMAND")
 
 
@@ -269,6 +301,7 @@ _VERB_ARGS = {
     "kill": _kill,
     "clear": _clear,
     "wait": _wait,
+    "restart": _id,
     "exec": _exec,
     "poll": _poll,
     "config": _config,
@@ -325,7 +358,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args.verb = verb
     args.json = bool(getattr(args, "json", False))
     _words_after_dash(args, words)
-    check(args)
+    check(args, _usage)
     return args
 
 
@@ -353,67 +386,4 @@ def _words_after_dash(args: argparse.Namespace, words: list[str] | None) -> None
             )
 
 
-def not_utf8(text: str) -> str | None:
-    """Why `text` (decoded from argv with surrogateescape) is not UTF-8, or None."""
-    for at, ch in enumerate(text):
-        if "\udc80" <= ch <= "\udcff":
-            return f"is not valid UTF-8 (byte 0x{ord(ch) - 0xDC00:02x} at character {at + 1})"
-        if "\ud800" <= ch <= "\udfff":
-            return f"is not valid UTF-8 (a lone surrogate at character {at + 1})"
-    return None
-
-
-def _check_text(args: argparse.Namespace) -> None:
-    """What the registry keeps as JSON text must be text: refused, naming the flag.
-
-    (send's TEXT is not checked: it goes to the job as the bytes typed.)"""
-    verb = args.verb
-    fields: list[tuple[str, str | None]] = [
-        ("--session", args.session),
-        ("JOBS_TUI_SESSION", None if args.session else os.environ.get("JOBS_TUI_SESSION")),
-        ("--registry-dir", args.registry_dir),
-        ("JOBS_TUI_REGISTRY_DIR", os.environ.get("JOBS_TUI_REGISTRY_DIR")),
-    ]
-    if verb in ("start", "exec"):
-        fields += [("--label", getattr(args, "label", None)), ("COMMAND", args.words)]
-        fields.append(("--cwd", args.cwd))
-    for flag, value in fields:
-        why = not_utf8(value) if value else None
-        if why:
-            raise UsageError(f"{flag} {why}; jobs-tui records it as text", flag, _usage(verb))
-    if verb in ("start", "exec") and args.cwd is None:
-        here = os.getcwd()
-        if not_utf8(here):
-            message = f"the current directory {quote(here)} {not_utf8(here)}; pass --cwd"
-            raise UsageError(message, "--cwd", _usage(verb))
-
-
-def check(args: argparse.Namespace) -> None:
-    """Ranges, combinations, ids and text: refused here, before a session opens."""
-    verb = args.verb
-    _check_text(args)
-    for (name, dest), (flag, low, high) in RANGES.items():
-        value = getattr(args, dest, None) if name == verb else None
-        if value is not None and not low <= value <= high:
-            raise UsageError(f"{flag} {value} is outside {low}-{high}", flag, _usage(verb))
-    if verb == "start" and not args.tty:
-        for flag, value in (("--cols", args.cols), ("--rows", args.rows)):
-            if value is not None:
-                raise UsageError(f"{flag} needs --tty (a terminal size)", flag, _usage(verb))
-    if verb == "start":
-        args.cols = 80 if args.cols is None else args.cols
-        args.rows = 24 if args.rows is None else args.rows
-    if verb == "logs" and args.lines is not None and (args.offset, args.limit) != (None, None):
-        message = "--lines cannot be combined with --offset/--limit"
-        raise UsageError(message, "--lines", _usage(verb))
-    if verb in ("start", "exec") and args.cwd is not None:
-        path = os.path.expanduser(args.cwd)
-        if not args.cwd or not os.path.isdir(path):
-            raise UsageError(f"--cwd {quote(args.cwd)} is not an existing directory", "--cwd")
-    job_id = getattr(args, "id", None)
-    number = verb == "poll" and job_id is not None and re.fullmatch(r"[1-9]\d{0,8}", job_id)
-    if job_id is not None and not _JOB_ID.match(job_id) and not number:
-        raise UsageError(f"ID {quote(job_id)} is not a job id like j1", "ID", _usage(verb))
-
-
-__all__ = ["QUOTE_LIMIT", "VERBS", "parse", "wants_json"]
+__all__ = ["QUOTE_LIMIT", "VERBS", "not_utf8", "parse", "wants_json"]

@@ -41,7 +41,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _verbs() -> dict[str, Verb]:
-    from . import verbs, verbs_exec
+    from . import verbs, verbs_exec, waiting
 
     return {
         "start": verbs.start,
@@ -51,7 +51,8 @@ def _verbs() -> dict[str, Verb]:
         "send": verbs.send,
         "kill": verbs.kill,
         "clear": verbs.clear,
-        "wait": verbs.wait,
+        "wait": waiting.wait,
+        "restart": verbs.restart,
         "exec": verbs_exec.exec_verb,
         "poll": verbs_exec.poll,
     }

@@ -38,6 +38,7 @@ FLAGS: dict[str, dict[str, str]] = {
         "detached": "--detached",
         "stdin": "--stdin",
         "wake": "--wake",
+        "env": "--env",
     },
     "exec": {
         "command": "COMMAND",
@@ -48,14 +49,31 @@ FLAGS: dict[str, dict[str, str]] = {
         "timeout_seconds": "--timeout-ms",
         "yield_time_ms": "--yield-ms",
         "tty": "--tty",
+        "env": "--env",
     },
     "poll": {"yield_time_ms": "--wait-ms"},
-    "wait": {"timeoutMs": "--timeout-ms"},
-    "logs": {"lines": "--lines", "offset": "--offset", "limit": "--limit"},
+    "wait": {
+        "timeoutMs": "--timeout-ms",
+        "timeout_ms": "--timeout-ms",
+        "until": "--until",
+        "ids": "ID",
+        "mode": "--any",
+        "fromStart": "--from-start",
+    },
+    "logs": {
+        "lines": "--lines",
+        "offset": "--offset",
+        "limit": "--limit",
+        "pattern": "--grep",
+        "grep": "--grep",
+        "context": "--context",
+        "since": "--since",
+        "since_ms": "--since",
+    },
     "send": {"input": "TEXT", "eof": "--eof", "newline": "--no-newline"},
     "kill": {"signal": "--signal"},
     "clear": {"all": "--all"},
-    "list": {"all": "--all"},
+    "list": {"all": "--all", "label": "--label"},
 }
 
 

@@ -119,9 +119,9 @@ def clear_lines(details: dict[str, Any]) -> list[str]:
     return [f"cleared {len(cleared)}", *(row(r, now) for r in cleared)]
 
 
-def exec_status_line(result: dict[str, Any], record: JobRecord) -> str:
+def exec_status_line(running: bool, record: JobRecord) -> str:
     """The outcome line under an exec/poll's output, and how to go on."""
     line = outcome_line(record, now_ms())
-    if result.get("running"):
+    if running:
         line += f" · still running; `jobs-tui poll {record.id}` for more output"
     return line

@@ -23,6 +23,23 @@ def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+USAGE: dict[str, Any] = {  # a running job's, in `list --json` and `status --json`
+    "cpuPercent": {
+        **_or_null(_NUM),
+        "description": "CPU % of one core used by the job's tree over the last 100 ms.",
+    },
+    "rssBytes": _COUNT,
+    "processCount": _COUNT,
+    "ports": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["port", "proto"],
+            "properties": {"port": _COUNT, "proto": {"enum": ["tcp", "udp"]}},
+            "additionalProperties": False,
+        },
+    },
+}
 JOB_RECORD: dict[str, Any] = {
     "type": "object",
     "description": "A registry-format JobRecord (registry-format.md), with our extra fields.",
@@ -65,6 +82,9 @@ JOB_RECORD: dict[str, Any] = {
         "lastLine": _STR,
         "statusPath": _or_null(_STR),
         "startToken": _or_null(_STR),
+        "restartOf": _or_null(_STR),
+        "envNames": {"type": "array", "items": _STR},
+        **USAGE,
     },
     "additionalProperties": True,
 }
@@ -166,8 +186,30 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
                     "description": "logs --follow: true on every line but the last, "
                     "whose exit is the call's; the others' exit is null.",
                 },
+                "times": {
+                    "type": "array",
+                    "items": _or_null(_INT),
+                    "description": "--timestamps: wall ms each line was written (null: unknown).",
+                },
+                "grep": _STR,
+                "lines": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["offset", "text", "match", "atMs"],
+                        "properties": {
+                            "offset": _COUNT,
+                            "text": _STR,
+                            "match": _BOOL,
+                            "atMs": _or_null(_INT),
+                        },
+                        "additionalProperties": False,
+                    },
+                },
+                "matches": _COUNT,
+                "cut": _COUNT,
             },
-            ["job", "logs"],
+            ["job"],
             exit_null=True,
         ),
         "send": _result(
@@ -190,9 +232,30 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
         "clear": _result("clear", {"jobs": jobs, "cleared": _COUNT}, ["jobs", "cleared"]),
         "wait": _result(
             "wait",
-            {"job": JOB_RECORD, "timedOut": _BOOL, "cancelled": _BOOL},
+            {
+                "job": JOB_RECORD,
+                "jobs": jobs,
+                "reason": {"enum": ["match", "finished", "timeout"]},
+                "match": {
+                    "type": "object",
+                    "required": ["jobId", "line", "offset"],
+                    "properties": {"jobId": _STR, "line": _STR, "offset": _COUNT},
+                    "additionalProperties": False,
+                },
+                "timedOut": _BOOL,
+                "cancelled": _BOOL,
+            },
             ["job", "timedOut"],
-            text="exit: the job's code, 128+N after signal N, 124 timed out, 125 not recorded.",
+            text="`job`: the job the outcome is about (matched, first to end, first failed). "
+            "exit: 0 on a --until match, 124 timed out; else one job's code (128+N after "
+            "signal N, 125 not recorded); --any: the first to end's; several: 0 if all "
+            "succeeded, else the first failing code in the order asked.",
+        ),
+        "restart": _result(
+            "restart",
+            {"job": JOB_RECORD, "restartOf": _STR},
+            ["job", "restartOf"],
+            text="`job`: the new job (running); `restartOf`: the id it replaced.",
         ),
         "exec": _result(
             "exec",

@@ -1,9 +1,10 @@
 """The `job` verbs of the command line: start, list, status, logs, send, kill, clear, wait.
 
-Each one validates like the `job` tool (pure, before any side effect), acts through
-the JobManager, and prints either a human line or, with `--json`, the JobDetails
-of the call. Errors are raised as the engine's exceptions; `cli` maps them to exit
-codes.
+Each one calls `JobManager`'s typed methods, which check their arguments themselves
+(`engine/arguments.py`: an `InvalidArgument` naming the field, before anything is done),
+and prints either a human line or, with `--json`, the JobDetails of the call. Errors
+are raised as the engine's exceptions; `cli` maps them to exit codes and to the flags
+as typed. No vocabulary (`engine/tools/`) is involved.
 """
 
 from __future__ import annotations
@@ -13,41 +14,24 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.tools.job import CallError, JobCall, dispatch, validate
+from jobs_tui.engine.arguments import check
 
 from . import human, jsonout, printing
-from .argv import not_utf8
+from .argcheck import not_utf8
 from .errors import (
     EXIT_ERROR,
-    EXIT_NO_CODE,
     EXIT_REFUSED,
-    EXIT_TIMEOUT,
     EXIT_USAGE,
     VerbError,
-    flag_for,
-    renamed,
 )
 from .reads import emit, list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
+    from jobs_tui.engine.results import LogsResult
 
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200
-
-
-def run_call_check(jm: JobManager, call: dict[str, Any], verb: str) -> JobCall:
-    """The `job` tool's validation of `call`; its errors name the flags of `verb`."""
-    try:
-        return validate(call, session_cwd=jm.cwd)
-    except CallError as exc:
-        flag = flag_for(verb, exc.field)
-        raise VerbError(renamed(str(exc), exc.field, flag), EXIT_USAGE, field=flag) from exc
-
-
-async def run_call(jm: JobManager, call: dict[str, Any]) -> dict[str, Any]:
-    """The `job` tool's validation and dispatch, raising instead of folding errors in."""
-    return await dispatch(jm, run_call_check(jm, call, call["action"]))
 
 
 async def start(jm: JobManager, args: argparse.Namespace) -> int:
@@ -62,6 +46,7 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
         tty=args.tty,
         cols=args.cols,
         rows=args.rows,
+        env=args.env,
     )
     return emit(args, {"job": record.to_json()}, human.start_line(record))
 
@@ -78,6 +63,10 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
+    if args.grep is not None:
+        from .logsearch import grep
+
+        return await grep(jm, args)
     start = 0
     if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
         start = await jm.log_end(args.id)
@@ -92,11 +81,41 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
             "truncated": bool(page.truncated),
         }
     else:
-        details = await run_call(jm, {"action": "logs", "id": args.id, "lines": args.lines})
+        wanted: dict[str, Any] = {}  # since/timestamps only when asked
+        if args.since_ms is not None:
+            wanted["since_ms"] = args.since_ms
+        if args.timestamps:
+            wanted["timestamps"] = True
+        result = await jm.logs(args.id, args.lines, **wanted)
+        details = logs_details(result)
+        if args.timestamps:
+            details["times"] = list(result.times)
+            shown = result.lines
     if not args.follow:
-        return emit(args, details, human.logs_lines(details))
+        lines = human.logs_lines(details)
+        if args.timestamps and details.get("logs"):
+            from .logsearch import stamped
+
+            lines[-1] = "\n".join(stamped(shown, details["times"]))
+        return emit(args, details, lines)
     emit(args, {**details, "following": True}, human.logs_lines(details), None)
     return await follow(jm, args, start)
+
+
+def logs_details(result: LogsResult) -> dict[str, Any]:
+    """A tail as the `job` tool's `logs` details have it: the text, and what came before."""
+    details: dict[str, Any] = {
+        "job": result.job.to_json(),
+        "logs": result.text,
+        "truncated": result.truncated,
+    }
+    if result.truncated:
+        details["earlierBytes"] = result.earlier_bytes
+        if result.earlier_lines is not None:
+            details["earlierLines"] = result.earlier_lines
+    if result.note:
+        details["note"] = result.note
+    return details
 
 
 async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
@@ -144,18 +163,19 @@ async def send(jm: JobManager, args: argparse.Namespace) -> int:
         if args.text is None and not args.eof:
             message = "send needs TEXT (or - to read stdin), or --eof"
             raise VerbError(message, EXIT_USAGE, field="TEXT")
-        call = {"action": "send", "id": args.id, "input": args.text, "eof": args.eof}
-        call["newline"] = not args.no_newline
         if args.text is not None and not_utf8(args.text):
-            details = await send_bytes_typed(jm, args, call)
+            details = await send_bytes_typed(jm, args)
         else:
-            details = await run_call(jm, call)
+            sent = await jm.send(args.id, args.text, newline=not args.no_newline, eof=args.eof)
+            details = {
+                "job": sent["job"].to_json(),
+                "sent": sent["sent"],
+                "stdinClosed": sent["stdinClosed"],
+            }
     return emit(args, details, human.send_line(details))
 
 
-async def send_bytes_typed(
-    jm: JobManager, args: argparse.Namespace, call: dict[str, Any]
-) -> dict[str, Any]:
+async def send_bytes_typed(jm: JobManager, args: argparse.Namespace) -> dict[str, Any]:
     """TEXT that is not UTF-8 goes to the job as the very bytes typed (surrogateescape)."""
     from jobs_tui.engine.callschema import MAX_INPUT
 
@@ -163,7 +183,7 @@ async def send_bytes_typed(
     if len(data) > MAX_INPUT:
         message = f"TEXT is {len(data)} bytes; the limit is {MAX_INPUT}"
         raise VerbError(message, EXIT_USAGE, field="TEXT")
-    run_call_check(jm, {**call, "input": ""}, "send")  # the id, as the job tool checks it
+    check("id", args.id)
     payload = data + (b"" if args.no_newline else b"\n")
     reply = await jm.send_bytes(args.id, payload, eof=args.eof)
     return {"job": reply["job"].to_json(), "sent": len(data), "stdinClosed": reply["stdinClosed"]}
@@ -171,7 +191,6 @@ async def send_bytes_typed(
 
 async def kill(jm: JobManager, args: argparse.Namespace) -> int:
     """Exit 0 once the tree is gone; 4 for a job that had finished; 1 if it outlived the grace."""
-    run_call_check(jm, {"action": "kill", "id": args.id, "signal": args.signal}, "kill")
     result = await jm.kill(args.id, args.signal)
     details: dict[str, Any] = {
         "job": result.job.to_json(),
@@ -193,28 +212,20 @@ async def kill(jm: JobManager, args: argparse.Namespace) -> int:
     return emit(args, details, human.kill_line(details))
 
 
+async def restart(jm: JobManager, args: argparse.Namespace) -> int:
+    """Kill the job if it runs (the normal grace), start the same command as a new id."""
+    check("id", args.id)
+    record = await jm.restart(args.id)
+    details = {"job": record.to_json(), "restartOf": args.id}
+    return emit(args, details, f"{human.start_line(record)} · restart of {human.safe(args.id, 20)}")
+
+
 async def clear(jm: JobManager, args: argparse.Namespace) -> int:
-    details = await run_call(jm, {"action": "clear", "id": args.id, "all": args.all})
-    from jobs_tui.engine.tools.cursors import UnreadCursors
+    """Finished own records (one, or all); `--all` also kills and removes running ones."""
+    from jobs_tui.engine.unread import UnreadCursors
 
-    UnreadCursors.shared(jm).forget([j["id"] for j in details["jobs"]])
+    check("id", args.id)
+    cleared = await jm.clear(args.id, all=args.all)
+    details = {"jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
+    UnreadCursors.shared(jm).forget([r.id for r in cleared])
     return emit(args, details, human.clear_lines(details))
-
-
-async def wait(jm: JobManager, args: argparse.Namespace) -> int:
-    """Exit with the job's own code (128+N after signal N), 124 when the wait timed out."""
-    from jobs_tui.engine.tools.common import exit_status_code
-
-    call = {"action": "wait", "id": args.id, "timeoutMs": args.timeout_ms}
-    details = await run_call(jm, call)
-    record = human.record_of(details)
-    if details.get("timedOut"):
-        code = EXIT_TIMEOUT
-    else:
-        status_code = exit_status_code(record)
-        code = EXIT_NO_CODE if status_code is None else status_code
-    emit(args, details, human.outcome_line(record, human.now_ms()), code)
-    if code == EXIT_TIMEOUT:
-        waited = (args.timeout_ms if args.timeout_ms is not None else 30_000) / 1000
-        printing.err(f"jobs-tui: {record.id} is still running after {waited:g}s")
-    return code

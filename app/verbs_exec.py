@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import human, jsonout, printing
@@ -16,36 +17,39 @@ from .errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
     EXIT_OK,
-    EXIT_REFUSED,
     EXIT_TIMEOUT,
-    EXIT_UNKNOWN,
     EXIT_USAGE,
     VerbError,
-    flag_for,
     quote,
-    renamed,
 )
 from .verbs import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
+    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.unread import Unread
 
-CODES = {"invalid": EXIT_USAGE, "unknown-id": EXIT_UNKNOWN, "refused": EXIT_REFUSED}
-
-
-def _checked(verb: str, result: dict[str, Any]) -> dict[str, Any]:
-    """A facade's error result -> a VerbError naming the flag (exit 2, 3, 4 or 1)."""
-    if result.get("status") == "error":
-        field = result.get("field")
-        flag = flag_for(verb, field)
-        message = renamed(str(result.get("error")), field, flag)
-        raise VerbError(message, CODES.get(result.get("code", ""), EXIT_ERROR), field=flag)
-    return result
+OUTPUT_CAP = 32 * 1024  # bytes of output one call prints at most; the rest stays unread
+EXEC_TIMEOUT_MS = 1_800_000  # an exec's lifetime unless --timeout-ms (30 min)
+EXEC_YIELD_MS = 10_000  # how long an exec waits for its command unless --yield-ms
+POLL_MIN_WAIT_MS = 5_000  # a poll that waits waits this long at least (write_stdin's rule)
 
 
-def _notes_before(result: dict[str, Any]) -> list[str]:
+@dataclass
+class Collected:
+    """What an exec or a poll saw: the job now, and the output this session had not read."""
+
+    record: JobRecord
+    unread: Unread
+
+    @property
+    def running(self) -> bool:
+        return self.record.running
+
+
+def _notes_before(seen: Collected) -> list[str]:
     """What the reader must know before the output: where it starts after a rotation."""
-    skipped = result.get("output_skipped_bytes")
+    skipped = seen.unread.skipped
     if not skipped:
         return []
     return [
@@ -54,11 +58,11 @@ def _notes_before(result: dict[str, Any]) -> list[str]:
     ]
 
 
-def _notes_after(result: dict[str, Any], record: Any) -> list[str]:
-    unread = result.get("unread_bytes")
+def _notes_after(seen: Collected) -> list[str]:
+    unread = seen.unread.remaining
     if not unread:
         return []
-    return [f"note: {unread} more bytes are unread: `jobs-tui poll {record.id}` for more"]
+    return [f"note: {unread} more bytes are unread: `jobs-tui poll {seen.record.id}` for more"]
 
 
 SUPERVISION = {
@@ -72,76 +76,95 @@ SUPERVISION = {
 }
 
 
-def translated(result: dict[str, Any], record: Any) -> dict[str, Any]:
-    """The exec_command result in the command line's words (the facade keeps its own):
-    the job as a registry record, camelCase, and `sessionId` left to mean the session."""
+def translated(jm: JobManager, seen: Collected) -> dict[str, Any]:
+    """The call's result in the command line's words: the job as a registry record,
+    camelCase, and `sessionId` left to mean the session."""
+    from jobs_tui.engine.outcomes import failure, supervision
+
+    record, unread = seen.record, seen.unread
     out: dict[str, Any] = {
         "job": record.to_json(),
-        "output": result.get("output", ""),
-        "running": bool(result.get("running")),
+        "output": unread.text,
+        "running": record.running,
     }
-    for theirs, ours in (
-        ("output_truncated", "outputTruncated"),
-        ("unread_bytes", "unreadBytes"),
-        ("output_skipped_bytes", "outputSkippedBytes"),
-        ("failure", "failure"),
-    ):
-        if result.get(theirs) is not None:
-            out[ours] = result[theirs]
-    notes = [n.removeprefix("note: ") for n in _notes_before(result) + _notes_after(result, record)]
+    if unread.remaining:
+        out["outputTruncated"] = True
+        out["unreadBytes"] = unread.remaining
+    if unread.skipped:
+        out["outputSkippedBytes"] = unread.skipped
+    why = None if record.running else failure(record)
+    if why:
+        out["failure"] = why
+    notes = [n.removeprefix("note: ") for n in _notes_before(seen) + _notes_after(seen)]
     if notes:
         out["note"] = "; ".join(notes)
-    supervision = result.get("supervision") or {}
-    out["supervision"] = {ours: supervision.get(theirs) for theirs, ours in SUPERVISION.items()}
+    facts = supervision(jm.paths, record, log_end=unread.end)
+    out["supervision"] = {ours: facts.get(theirs) for theirs, ours in SUPERVISION.items()}
     return out
 
 
-def _show(args: argparse.Namespace, jm: JobManager, result: dict[str, Any], code: int) -> int:
-    record = jm.get(result["job_id"])
+def _show(args: argparse.Namespace, jm: JobManager, seen: Collected, code: int) -> int:
     if args.json:
-        jsonout.emit(args.verb, code, args.session, translated(result, record))
+        jsonout.emit(args.verb, code, args.session, translated(jm, seen))
         return code
-    for note in _notes_before(result):
+    for note in _notes_before(seen):
         printing.err(note)
-    output = result.get("output", "")
+    output = seen.unread.text
     if output:
         printing.write(output if output.endswith("\n") else output + "\n")
-    printing.err(human.exec_status_line(result, record))
-    for note in _notes_after(result, record):
+    printing.err(human.exec_status_line(seen.running, seen.record))
+    for note in _notes_after(seen):
         printing.err(note)
     return code
 
 
+async def collect(jm: JobManager, record: JobRecord) -> Collected:
+    """The session's unread output of the job (at most OUTPUT_CAP bytes; the cursor moves
+    past it). A finished job whose last byte went out is marked reported."""
+    from jobs_tui.engine.unread import UnreadCursors
+
+    unread = await UnreadCursors.shared(jm).read(record.id, OUTPUT_CAP)
+    if not record.running and not unread.remaining:
+        record = await jm.status(record.id)
+    return Collected(record, unread)
+
+
 async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
     """The command's own exit code if it finished within the yield, else 124 (still running)."""
-    from jobs_tui.engine.tools import ExecCommandTools
-    from jobs_tui.engine.tools.common import exit_status_code
+    from jobs_tui.engine.outcomes import exit_status_code
 
-    from .verbs import run_call_check
-
-    start = {"action": "start", "command": args.words, "cwd": args.cwd}
-    run_call_check(jm, {**start, "timeoutMs": args.timeout_ms}, "exec")  # the job tool's rules
-    call: dict[str, Any] = {"cmd": args.words, "tty": args.tty, "workdir": args.cwd}
-    if args.yield_ms is not None:
-        call["yield_time_ms"] = args.yield_ms
-    if args.timeout_ms is not None:
-        call["timeout_seconds"] = args.timeout_ms / 1000
-    result = _checked("exec", await ExecCommandTools(jm).exec_command(call))
-    if result["running"]:
+    record = await jm.start(
+        args.words,
+        stdin=True,
+        timeout_ms=EXEC_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms,
+        wake=False,
+        cwd=args.cwd,
+        tty=bool(args.tty),
+        env=args.env,
+    )
+    yield_ms = EXEC_YIELD_MS if args.yield_ms is None else args.yield_ms
+    record = await jm.wait(record.id, yield_ms, report=False)
+    seen = await collect(jm, record)
+    if seen.running:
         code = EXIT_TIMEOUT
     else:
-        status_code = exit_status_code(jm.get(result["job_id"]))
+        status_code = exit_status_code(seen.record)
         code = EXIT_NO_CODE if status_code is None else status_code
-    return _show(args, jm, result, code)
+    return _show(args, jm, seen, code)
 
 
 async def poll(jm: JobManager, args: argparse.Namespace) -> int:
-    """Output this session has not read yet, then the job's status."""
-    from jobs_tui.engine.tools import ExecCommandTools
+    """Output this session has not read yet, then the job's status: at once, or once the job
+    ended or --wait-ms passed (at least 5 s: an empty read is no busy poll)."""
+    from jobs_tui.engine.arguments import check
 
-    call = {"session_id": args.id, "yield_time_ms": args.wait_ms or 0}
-    result = _checked("poll", await ExecCommandTools(jm).write_stdin(call))
-    return _show(args, jm, result, EXIT_OK)
+    job_id = args.id if args.id.startswith("j") else f"j{args.id}"
+    check("id", job_id)
+    record = jm.get(job_id)
+    if args.wait_ms:
+        wait_ms = max(args.wait_ms, POLL_MIN_WAIT_MS)
+        record = await jm.wait(job_id, wait_ms, report=False)
+    return _show(args, jm, await collect(jm, record), EXIT_OK)
 
 
 def project_root(cwd: str) -> str:
@@ -185,7 +208,7 @@ def config_verb(args: argparse.Namespace) -> int:
 
 def schema_verb(args: argparse.Namespace) -> int:
     """The vocabularies' input schemas and, as `cli`, the output schemas of `--json`."""
-    from jobs_tui.engine.tools.schemas import all_schemas
+    from jobs_tui.engine.toolschemas import all_schemas
 
     from .outschema import cli_schemas
 

@@ -3,7 +3,7 @@
 These schemas are the single definition of what a call may say: `schemacheck.check`
 holds calls to them and hosts register them. The typed API checks its arguments against
 the same field rules (`arguments.py`), without importing a vocabulary; `tools/job.py` holds
-a `job` call to `JOB`, and `tools/schemas.py` builds the others from the same fragments.
+a `job` call to `JOB`, and `toolschemas.py` builds the others from the same fragments.
 
 Patterns mean the same in Python's `re` (the checker, the `jsonschema` library) and in
 ECMA-262 (what JSON Schema specifies): no lookaround, no `\\s` or `\\d` (their classes

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..toolschemas import all_schemas
     from .cursors import UnreadCursors
     from .exec_command import ExecCommandTools
     from .job import JobTools
     from .process import ProcessTools
-    from .schemas import all_schemas
 
 __all__ = ["ExecCommandTools", "JobTools", "ProcessTools", "UnreadCursors", "all_schemas"]
 
@@ -26,7 +26,7 @@ _LAZY = {
     "JobTools": "job",
     "ProcessTools": "process",
     "UnreadCursors": "cursors",
-    "all_schemas": "schemas",
+    "all_schemas": ".toolschemas",  # the core's (pure data), re-exported
 }
 
 

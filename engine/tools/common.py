@@ -11,12 +11,25 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..format import elapsed_ms as format_elapsed_ms
-from ..model import EndReason, JobRecord, JobStatus, now_ms
+from ..model import JobRecord, now_ms
+from ..outcomes import (  # the core's words for a record; re-exported for the facades
+    exit_status_code,
+    iso_utc,
+    state,
+    stop_reason,
+)
 from ..paths import is_job_id
 from .validation import ToolInputError, quote
 
 if TYPE_CHECKING:
     from ..manager import JobManager
+
+__all__ = [
+    "exit_status_code",
+    "iso_utc",
+    "state",
+    "stop_reason",
+]
 
 OUTPUT_CAP = 32 * 1024  # bytes of output one call returns at most; the rest stays unread
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -34,58 +47,6 @@ def job_id_from(value: Any, field: str) -> str:
     raise ToolInputError(f"{field} {quote(value)} is not a session id such as 1 (or j1)", field)
 
 
-def state(record: JobRecord) -> str:
-    """running, exited, failed, killed, timed_out or unknown."""
-    if record.status is JobStatus.KILLED and record.end_reason == EndReason.DEADLINE.value:
-        return "timed_out"
-    return record.status.value
-
-
-def stop_reason(record: JobRecord) -> str | None:
-    """Why it stopped: exit, signal, killed, timed_out, owner_gone, unknown (None: running)."""
-    if record.running:
-        return None
-    if record.status is JobStatus.UNKNOWN:
-        return "unknown"
-    reason = record.end_reason or EndReason.EXIT.value
-    if reason == EndReason.DEADLINE.value:
-        return "timed_out"
-    if reason == EndReason.KILL.value:
-        return "killed"
-    if reason == EndReason.OWNER_GONE.value:
-        return "owner_gone"
-    if record.status is JobStatus.KILLED:
-        return "signal"  # died of a signal nobody here sent
-    return "exit"
-
-
-def exit_status_code(record: JobRecord) -> int | None:
-    """The shell convention: the exit code, or 128+N for a job killed by signal N."""
-    if record.exit_code is not None:
-        return record.exit_code
-    if record.status is JobStatus.EXITED:
-        return 0
-    if record.exit_status is not None and record.exit_status < 0:
-        return 128 - record.exit_status
-    if record.signal:
-        import signal
-
-        try:
-            return 128 + int(signal.Signals[record.signal])
-        except KeyError:
-            return None
-    return None
-
-
-def iso_utc(ms: float | None) -> str | None:
-    if ms is None:
-        return None
-    import time  # not datetime: a short call does not need it
-
-    moment = time.gmtime(int(ms) // 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S.", moment) + f"{int(ms) % 1000:03d}Z"
-
-
 def parse_utc(text: str, field: str) -> float:
     """A time the schema's ISO_TIME rule admits (with its zone) -> epoch ms.
 
@@ -94,7 +55,7 @@ def parse_utc(text: str, field: str) -> float:
     import re
     from datetime import datetime
 
-    from .schemas import ISO_TIME
+    from ..toolschemas import ISO_TIME
 
     if "\n" in text or not re.search(ISO_TIME, text):
         raise ToolInputError(
@@ -110,24 +71,6 @@ def parse_utc(text: str, field: str) -> float:
 
 def elapsed_ms(record: JobRecord) -> int:
     return int(format_elapsed_ms(record, now_ms()))
-
-
-def last_output_ms(manager: JobManager, record: JobRecord) -> float:
-    """When the job last wrote: the log's mtime (its start if it never wrote)."""
-    try:
-        return max(os.stat(manager.paths.log(record.id)).st_mtime * 1000, record.started_at)
-    except OSError:
-        return float(record.started_at)
-
-
-def retained_bytes(manager: JobManager, record: JobRecord) -> int:
-    total = 0
-    for path in (manager.paths.log(record.id), manager.paths.previous_log(record.id)):
-        try:
-            total += os.stat(path).st_size
-        except OSError:
-            continue
-    return total
 
 
 def derive_name(command: str) -> str:

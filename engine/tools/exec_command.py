@@ -17,25 +17,24 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..model import JobRecord, now_ms
+from ..model import JobRecord
+from ..outcomes import failure as record_failure
+from ..outcomes import supervision
 from ..results import JobError, Refused
 from ..schemacheck import clip
+from ..toolschemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
 from .common import (
     elapsed_ms,
     error_result,
     iso_utc,
     job_id_from,
-    last_output_ms,
     merge_fields,
     parse_utc,
-    retained_bytes,
     state,
-    stop_reason,
     wait_until,
 )
 from .cursors import Facade
 from .keys import parse_escapes
-from .schemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
 from .validation import ToolInputError, check, clamp, quote
 
 if TYPE_CHECKING:
@@ -174,7 +173,7 @@ class ExecCommandTools(Facade):
         if not record.running:
             result["exit_code"] = record.exit_code
             result["signal"] = record.signal
-            failure = _failure(record)
+            failure = record_failure(record)
             if failure:
                 result["failure"] = failure
         notes = []
@@ -282,26 +281,8 @@ class ExecCommandTools(Facade):
     # -- supervision ----------------------------------------------------------------
     def supervision(self, record: JobRecord, log_end: int | None = None) -> dict[str, Any]:
         """{state, stop_reason, deadline_utc, quiet_ms, log_bytes, log_truncated, cleanup}."""
-        stopping = record.running and record.id in self._stopping
-        now = record.finished_at if record.finished_at is not None else now_ms()
-        log_bytes = max(record.log_bytes, log_end or 0)
-        deadline = record.started_at + record.timeout_ms if record.timeout_ms else None
-        if record.running:
-            cleanup = "pending" if stopping else None
-        elif record.end_reason in ("kill", "deadline", "owner-gone"):
-            cleanup = "unconfirmed"
-        else:
-            cleanup = "not_needed"
-        return {
-            "state": "stopping" if stopping else state(record),
-            "stop_reason": stop_reason(record),
-            "deadline_utc": iso_utc(deadline),
-            "quiet_ms": max(0, int(now - last_output_ms(self.jm, record))),
-            "log_bytes": log_bytes,
-            "log_truncated": bool(record.log_lost_bytes)
-            or log_bytes > retained_bytes(self.jm, record),
-            "cleanup": cleanup,
-        }
+        stopping = record.id in self._stopping
+        return supervision(self.jm.paths, record, stopping=stopping, log_end=log_end)
 
 
 _SCHEMAS = {
@@ -364,17 +345,3 @@ def _input_bytes(v: dict[str, Any]) -> bytes:
     if "chars_b64" in v:
         return base64.b64decode(v["chars_b64"], validate=True)
     return b""
-
-
-def _failure(record: JobRecord) -> str | None:
-    kind = state(record)
-    if kind == "timed_out":
-        seconds = f"{(record.timeout_ms or 0) / 1000:.3f}".rstrip("0").rstrip(".")
-        return f"stopped by its {seconds} s lifetime limit"  # 1.5 s, not a rounded 2 s
-    if kind == "killed":
-        return f"killed by {record.signal}"
-    if kind == "unknown":
-        return "its exit code was not recorded"
-    if kind == "failed":
-        return f"exited with code {record.exit_code}"
-    return None

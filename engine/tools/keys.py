@@ -8,13 +8,27 @@ from __future__ import annotations
 
 import re
 
-from ..callschema import SPACES
+from ..keygrammar import (
+    ALIASES,
+    BAD_ESCAPE,
+    CSI_LETTER,
+    CSI_TILDE,
+    ESC,
+    F_KEY,
+    F_SS3,
+    F_TILDE,
+    HEX_BYTE,
+    KEY,
+    KEY_LINE_BREAK,
+    MODIFIERS,
+    PLAIN,
+)
 from ..schemacheck import explain, quote
 from .validation import ToolInputError
 
-ESC = "\x1b"
 PASTE_START = ESC + "[200~"
 PASTE_END = ESC + "[201~"
+__all__ = ["BAD_ESCAPE", "ESC", "HEX_BYTE", "KEY", "KEY_LINE_BREAK"]  # the grammar, re-exported
 
 _SIMPLE_ESCAPES = {
     "\\": b"\\",
@@ -45,21 +59,6 @@ def _encode(text: str, field: str = "keys") -> bytes:
     except UnicodeEncodeError as exc:
         bad = ord(text[exc.start])
         raise InputError(f"{field} contains the lone surrogate U+{bad:04X}", field) from None
-
-
-# An escape that `parse_escapes` refuses, found where an escape starts (after an even run
-# of backslashes): the schema's `chars` rule is "no match", and the property tests hold
-# the parser to it.
-BAD_ESCAPE = (
-    r"(?:^|[^\\])(?:\\\\)*\\(?:$|[^\\'"
-    '"'
-    r"?abefnrtv0-7xuU]"  # '"' unescaped: ECMA
-    r"|x(?:[^0-9A-Fa-f]|$)"
-    r"|u(?:[0-9A-Fa-f]{0,3}(?:[^0-9A-Fa-f]|$)|[Dd][89A-Fa-f])"
-    r"|U(?:[0-9A-Fa-f]{0,7}(?:[^0-9A-Fa-f]|$)|0000[Dd][89A-Fa-f]"
-    r"|00(?:1[1-9A-Fa-f]|[2-9A-Fa-f][0-9A-Fa-f])|0[1-9A-Fa-f]|[1-9A-Fa-f])"
-    r"|[4-7][0-7]{2})"
-)
 
 
 def parse_escapes(text: str, field: str = "chars") -> bytes:
@@ -124,58 +123,7 @@ def parse_escapes(text: str, field: str = "chars") -> bytes:
     return bytes(out)
 
 
-# -- key tokens --------------------------------------------------------------------
-_CSI_LETTER = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
-_CSI_TILDE = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
-_F_SS3 = {1: "P", 2: "Q", 3: "R", 4: "S"}
-_F_TILDE = {5: 15, 6: 17, 7: 18, 8: 19, 9: 20, 10: 21, 11: 23, 12: 24}
-_PLAIN = {"enter": "\r", "tab": "\t", "escape": ESC, "space": " ", "backspace": "\x7f"}
-_ALIASES = {
-    "return": "enter",
-    "esc": "escape",
-    "bspace": "backspace",
-    "pgup": "pageup",
-    "ppage": "pageup",
-    "pgdn": "pagedown",
-    "npage": "pagedown",
-    "ic": "insert",
-    "ins": "insert",
-    "dc": "delete",
-    "del": "delete",
-    "btab": "s-tab",
-    "arrowup": "up",
-    "arrowdown": "down",
-    "arrowleft": "left",
-    "arrowright": "right",
-}
-_MODIFIERS = "CMScms"
-_F_KEY = re.compile(r"f(1[0-2]|[1-9])\Z")
-_CTRL_CHARS = "?@[\\]^_ "  # besides ASCII letters: the characters C-x can be typed with
-
-
-def _key_names() -> list[str]:
-    names = [*_CSI_LETTER, *_CSI_TILDE, *_PLAIN, *_ALIASES]
-    return sorted(set(names), key=lambda n: (-len(n), n))
-
-
-def _any_case(word: str) -> str:
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
-
-
-_NAME = "(?:" + "|".join(_any_case(n) for n in _key_names()) + "|[Ff](?:1[0-2]|[1-9]))"
-_MOD = f"[{_MODIFIERS}]-"
-_CTRL = "[A-Za-z" + re.sub(r"([\[\]\\^])", r"\\\1", _CTRL_CHARS) + "]"
-# A key token: literal text (anything not starting with a modifier like "C-x"), or
-# modifiers then a key name or one character, with C- only where a control character
-# exists. A modified token never holds a line break (KEY_LINE_BREAK).
-KEY = (
-    rf"^(?:[^{_MODIFIERS}][\s\S]*|[{_MODIFIERS}](?:[^-][\s\S]*)?|{_MOD}"
-    rf"|(?:[MSms]-)+(?:{_NAME}|[^\n])"
-    rf"|(?:{_MOD})*[Cc]-(?:{_MOD})*(?:{_NAME}|{_CTRL}))$"
-)
-KEY_LINE_BREAK = rf"^{_MOD}[\s\S]*\n"
-# A raw byte for `hex`: one or two hex digits, optionally 0x, spaces around allowed.
-HEX_BYTE = rf"^[{SPACES}]*(?:0[xX])?([0-9a-fA-F]{{1,2}})[{SPACES}]*$"
+# -- key tokens: the names and the grammar are the core's (`engine/keygrammar.py`) ----
 
 
 def _modifier_code(ctrl: bool, alt: bool, shift: bool) -> int:
@@ -197,24 +145,24 @@ def _ctrl_char(ch: str) -> str | None:
 
 def _named(base: str, ctrl: bool, alt: bool, shift: bool, application: bool) -> str | None:
     mod = _modifier_code(ctrl, alt, shift)
-    if base in _CSI_LETTER:
-        letter = _CSI_LETTER[base]
+    if base in CSI_LETTER:
+        letter = CSI_LETTER[base]
         if mod > 1:
             return f"{ESC}[1;{mod}{letter}"
         return f"{ESC}O{letter}" if application else f"{ESC}[{letter}"
-    if base in _CSI_TILDE:
-        number = _CSI_TILDE[base]
+    if base in CSI_TILDE:
+        number = CSI_TILDE[base]
         return f"{ESC}[{number};{mod}~" if mod > 1 else f"{ESC}[{number}~"
-    f_key = _F_KEY.match(base)
+    f_key = F_KEY.match(base)
     if f_key:
         n = int(f_key.group(1))
-        if n in _F_SS3:
-            return f"{ESC}[1;{mod}{_F_SS3[n]}" if mod > 1 else f"{ESC}O{_F_SS3[n]}"
-        return f"{ESC}[{_F_TILDE[n]};{mod}~" if mod > 1 else f"{ESC}[{_F_TILDE[n]}~"
+        if n in F_SS3:
+            return f"{ESC}[1;{mod}{F_SS3[n]}" if mod > 1 else f"{ESC}O{F_SS3[n]}"
+        return f"{ESC}[{F_TILDE[n]};{mod}~" if mod > 1 else f"{ESC}[{F_TILDE[n]}~"
     if base == "tab" and shift:
         return f"{ESC}[Z" if not alt else f"{ESC}{ESC}[Z"
-    if base in _PLAIN:
-        seq = _PLAIN[base]
+    if base in PLAIN:
+        seq = PLAIN[base]
         if ctrl and base == "space":
             seq = "\x00"
         return ESC + seq if alt else seq
@@ -234,11 +182,11 @@ def encode_key(token: str, *, application: bool = False) -> str:
             return ctrl
     ctrl = alt = shift = modified = False
     rest = token
-    while len(rest) > 2 and rest[0] in _MODIFIERS and rest[1] == "-":
+    while len(rest) > 2 and rest[0] in MODIFIERS and rest[1] == "-":
         letter = rest[0].lower()
         ctrl, alt, shift = ctrl or letter == "c", alt or letter == "m", shift or letter == "s"
         rest, modified = rest[2:], True
-    base = _ALIASES.get(rest.lower(), rest.lower())
+    base = ALIASES.get(rest.lower(), rest.lower())
     if base == "s-tab":
         base, shift = "tab", True
     seq = _named(base, ctrl, alt, shift, application)

@@ -21,6 +21,7 @@ from ..model import JobRecord
 from ..results import JobError, Refused
 from ..safefiles import open_regular
 from ..schemacheck import clip
+from ..toolschemas import EXEC, PROCESS
 from .common import (
     derive_name,
     elapsed_ms,
@@ -31,7 +32,6 @@ from .common import (
 )
 from .cursors import Facade
 from .keys import application_cursor_mode, bracketed_paste, encode_keys
-from .schemas import EXEC, PROCESS
 from .validation import ToolInputError, check, clamp, quote
 
 YIELD_DEFAULT_MS, YIELD_MIN_MS, YIELD_MAX_MS = 10_000, 10, 120_000

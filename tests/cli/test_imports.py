@@ -1,5 +1,6 @@
 """The verbs load no UI module (Textual, Rich, the screens), so a call costs little more than
-an interpreter start; only `jobs-tui` on a terminal (no verb) opens the screen."""
+an interpreter start; only `jobs-tui` on a terminal (no verb) opens the screen. Nor do
+they load a vocabulary (`engine/tools/`): every verb is a typed JobManager call (issue 10)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ WRAPPER = (
     "code = main(sys.argv[1:])\n"
     f"ui = sorted(m for m in sys.modules if m.startswith({UI!r}))\n"
     "print('UI-MODULES', ui, file=sys.stderr)\n"
+    "tools = sorted(m for m in sys.modules if (m + '.').startswith('jobs_tui.engine.tools.'))\n"
+    "print('TOOL-MODULES', tools, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 
 
-def ui_modules(cli: Cli, *words: str) -> tuple[int, str, str]:
+def ui_modules(cli: Cli, *words: str) -> tuple[int, str, str, str]:
     done = subprocess.run(
         [sys.executable, "-c", WRAPPER, *words],
         capture_output=True,
@@ -31,8 +34,10 @@ def ui_modules(cli: Cli, *words: str) -> tuple[int, str, str]:
         cwd=cli.cwd,
         timeout=60,
     )
-    line = next(x for x in done.stderr.splitlines() if x.startswith("UI-MODULES"))
-    return done.returncode, line.removeprefix("UI-MODULES "), done.stdout
+    lines = done.stderr.splitlines()
+    line = next(x for x in lines if x.startswith("UI-MODULES"))
+    tools = next(x for x in lines if x.startswith("TOOL-MODULES"))
+    return done.returncode, line.removeprefix("UI-MODULES "), tools.split(" ", 1)[1], done.stdout
 
 
 @pytest.mark.parametrize(
@@ -53,13 +58,13 @@ def ui_modules(cli: Cli, *words: str) -> tuple[int, str, str]:
         (),  # no verb, stdout not a terminal: the rows, in plain text
     ],
 )
-def test_verbs_import_no_ui_module(cli: Cli, words: tuple[str, ...]):
+def test_verbs_import_no_ui_module_and_no_vocabulary(cli: Cli, words: tuple[str, ...]):
     if words and words[0] == "wait":
         cli.ok("start", "--", "true")
     elif words and words[0] not in ("start", "exec", "schema", "config", "list"):
         cli.ok("start", "--stdin", "--", "cat")
-    code, modules, _out = ui_modules(cli, *words)
-    assert code == 0 and modules == "[]"
+    code, modules, tools, _out = ui_modules(cli, *words)
+    assert code == 0 and modules == "[]" and tools == "[]"
 
 
 def test_no_verb_off_a_terminal_prints_the_rows(cli: Cli):

@@ -25,6 +25,7 @@ VERBS = (
     "kill",
     "clear",
     "wait",
+    "restart",
     "exec",
     "poll",
     "config",
@@ -201,3 +202,25 @@ def test_readme_documents_the_shapes():
     for word in ('"exit"', '"sessionId"', '"error"', '"field"', '"code"', "schema cli"):
         assert word in section, word
     assert re.search(r"unknown-id", section)  # the codes are listed
+
+
+def test_the_issue_11_outputs_keep_the_published_shapes(cli: Cli, schemas):
+    """wait --until / several ids, restart, logs --grep / --timestamps, usage in list/status."""
+    cli.ok("start", "--", "echo ready; sleep 30")
+    matched = checked(
+        schemas, "wait", cli("wait", "j1", "--until", "ready", "--from-start", "--json")
+    )
+    assert matched["reason"] == "match" and matched["match"]["line"] == "ready"
+    cli.ok("start", "--", "exit 3")
+    both = checked(schemas, "wait", cli("wait", "j1", "j2", "--any", "--json"))
+    assert both["exit"] == 3 and [j["id"] for j in both["jobs"]] == ["j1", "j2"]
+    restarted = checked(schemas, "restart", cli("restart", "j2", "--json"))
+    assert restarted["restartOf"] == "j2" and restarted["job"]["restartOf"] == "j2"
+    found = checked(schemas, "logs", cli("logs", "j1", "--grep", "re", "--json"))
+    assert found["matches"] == 1 and found["lines"][0]["text"] == "ready"
+    timed = checked(schemas, "logs", cli("logs", "j1", "--timestamps", "--json"))
+    assert len(timed["times"]) == 1
+    status = checked(schemas, "status", cli("status", "j1", "--json"))
+    assert status["job"]["processCount"] >= 1
+    listed = checked(schemas, "list", cli("list", "--json", "--running"))
+    assert all("cpuPercent" in j for j in listed["jobs"])

@@ -468,7 +468,7 @@ def _pattern_ok(pattern: str, text: str) -> bool:
 @given(st.text(alphabet="\\xuUnq0123478dDaAfF9{}'\"? \n\udcff\ud800", max_size=14))
 def test_the_escape_rules_are_exactly_what_parse_escapes_reads(text):
     from jobs_tui.engine.tools.keys import InputError, parse_escapes
-    from jobs_tui.engine.tools.schemas import WRITE_STDIN
+    from jobs_tui.engine.toolschemas import WRITE_STDIN
 
     by_schema = validator(WRITE_STDIN["properties"]["chars"]).is_valid(text)
     try:
@@ -492,7 +492,7 @@ _TOKEN_PARTS = st.sampled_from(
 @given(st.lists(_TOKEN_PARTS, min_size=0, max_size=4).map("".join))
 def test_the_key_rules_are_exactly_what_encode_keys_reads(token):
     from jobs_tui.engine.tools.keys import InputError, encode_keys
-    from jobs_tui.engine.tools.schemas import PROCESS
+    from jobs_tui.engine.toolschemas import PROCESS
 
     by_schema = validator(PROCESS["properties"]["keys"]["items"]).is_valid(token)
     try:
@@ -508,7 +508,7 @@ def test_the_key_rules_are_exactly_what_encode_keys_reads(token):
 @given(st.text(alphabet="0xX1bBfFgG \t\n\u3000", max_size=4))  # items are at most 4 long
 def test_the_hex_rule_is_exactly_what_parse_hex_reads(text):
     from jobs_tui.engine.tools.keys import InputError, parse_hex
-    from jobs_tui.engine.tools.schemas import PROCESS
+    from jobs_tui.engine.toolschemas import PROCESS
 
     by_schema = validator(PROCESS["properties"]["hex"]["items"]).is_valid(text)
     try:
@@ -524,7 +524,7 @@ def test_the_hex_rule_is_exactly_what_parse_hex_reads(text):
 def test_the_base64_rule_admits_what_b64decode_reads(text, raw):
     # The rule is the canonical form (no excess padding, no line breaks): whatever it admits
     # decodes, and every encoding of bytes is admitted.
-    from jobs_tui.engine.tools.schemas import WRITE_STDIN
+    from jobs_tui.engine.toolschemas import WRITE_STDIN
 
     valid = validator(WRITE_STDIN["properties"]["chars_b64"]).is_valid
     if valid(text):
@@ -554,8 +554,8 @@ def test_the_base64_rule_admits_what_b64decode_reads(text, raw):
 )
 def test_the_time_rule_is_exactly_what_parse_utc_reads(text):
     from jobs_tui.engine.tools.common import parse_utc
-    from jobs_tui.engine.tools.schemas import WRITE_STDIN
     from jobs_tui.engine.tools.validation import ToolInputError
+    from jobs_tui.engine.toolschemas import WRITE_STDIN
 
     by_schema = validator(WRITE_STDIN["properties"]["yield_until"]).is_valid(text)
     try:

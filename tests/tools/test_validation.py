@@ -16,8 +16,8 @@ from jobs_tui.engine.tools.common import (
     parse_utc,
 )
 from jobs_tui.engine.tools.exec_command import wait_plan
-from jobs_tui.engine.tools.schemas import EXEC, EXEC_COMMAND, PROCESS, WRITE_STDIN
 from jobs_tui.engine.tools.validation import ToolInputError, check
+from jobs_tui.engine.toolschemas import EXEC, EXEC_COMMAND, PROCESS, WRITE_STDIN
 
 
 def fails(schema, args, field: str | None, match: str | None = None) -> None:

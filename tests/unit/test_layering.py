@@ -1,5 +1,6 @@
-"""The layering (issue 10): the import-linter contracts hold, and the vocabularies in
-`engine/tools/` use only `JobManager`'s public API."""
+"""The layering (issue 10): the import-linter contracts hold, no module outside
+`engine/tools/` imports a vocabulary (not the core, not the screens, not the app; not even
+lazily), and the vocabularies in `engine/tools/` use only `JobManager`'s public API."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_the_contracts_state_the_layering():
     assert forbidden[frozenset({"jobs_tui.screens"})] == {"jobs_tui.app"}
     (tools,) = [c for c in contracts() if c["type"] == "protected"]
     assert tools["protected_modules"] == ["jobs_tui.engine.tools"]
-    assert tools["allowed_importers"] == ["jobs_tui.app"]  # the core: never
+    assert tools.get("allowed_importers", []) == []  # the core, the screens, the app: never
     assert "ignore_imports" not in tools  # no exception, not even a lazy import
 
 
@@ -45,6 +46,80 @@ def test_lint_imports_keeps_every_contract():
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"Contracts: {len(contracts())} kept, 0 broken." in done.stdout
+
+
+PACKAGES = {"engine": "jobs_tui.engine", "screens": "jobs_tui.screens", "app": "jobs_tui.app"}
+VOCABULARIES = "jobs_tui.engine.tools"
+
+
+def module_name(path: Path) -> str:
+    """engine/tools/job.py -> jobs_tui.engine.tools.job; app/__init__.py -> jobs_tui.app."""
+    top, *rest = path.relative_to(ROOT).with_suffix("").parts
+    parts = [PACKAGES[top], *rest]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def vocabulary_imports(source: str, module: str, is_package: bool = False) -> list[str]:
+    """Every import (at any depth: a lazy one in a function too, or importlib's) of
+    `jobs_tui.engine.tools` or a module under it, relative imports resolved."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        if any(n == VOCABULARIES or n.startswith(VOCABULARIES + ".") for n in names):
+            found.append(f"{ast.unparse(node)} (line {node.lineno})")
+    return found
+
+
+def test_the_import_scan_finds_every_way_in():
+    planted = (
+        "from jobs_tui.engine.tools.job import dispatch\n"
+        "def f():\n"
+        "    from ..engine.tools import ExecCommandTools\n"
+        "    import jobs_tui.engine.tools.cursors\n"
+        "    from jobs_tui.engine import tools\n"
+        "    importlib.import_module('jobs_tui.engine.tools.schemas')\n"
+        "from jobs_tui.engine import toolschemas, unread\n"
+        "from ..engine.toolschemas import all_schemas\n"
+    )
+    found = vocabulary_imports(planted, "jobs_tui.app.verbs")
+    assert [f.rpartition("(line ")[2] for f in found] == ["1)", "3)", "4)", "5)", "6)"]
+    assert vocabulary_imports("from .tools import job", "jobs_tui.engine", is_package=True)
+    assert vocabulary_imports("from . import tools", "jobs_tui.engine.manager")
+    assert not vocabulary_imports("from .toolschemas import X", "jobs_tui.engine.manager")
+
+
+def test_no_module_outside_the_tools_imports_them():
+    """Issue 10: the vocabularies are adapters at the edge; everything else, the command
+    line included, goes through JobManager's typed methods."""
+    found = {}
+    for top in PACKAGES:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if path.is_relative_to(TOOLS):
+                continue
+            name = module_name(path)
+            uses = vocabulary_imports(path.read_text(), name, path.name == "__init__.py")
+            if uses:
+                found[name] = uses
+    assert found == {}
 
 
 _MANAGER_NAMES = {"jm", "manager", "mgr"}

@@ -1,9 +1,11 @@
 """JSON Schemas of the exec_command and exec/process vocabularies (and all three together).
 
+Pure data in the core, not in `engine/tools/`: the vocabularies validate against these,
+and whatever publishes them (`jobs-tui schema`, a host) needs no vocabulary to do it.
 Hosts register these and `validation.check` holds every call to the same dicts, rules
 across fields included, so what a host advertises is exactly what a call is held to.
 Limits, signal names and the text rules come from the core (`callschema`, `model`);
-the key and escape grammars from `keys`. Facts no schema can know are checked after:
+the key and escape grammars from `keygrammar`. Facts no schema can know are checked after:
 whether a workdir exists, whether a yield_until is within 24 hours or names a real day,
 and which sessions exist.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..callschema import (
+from .callschema import (
     DRAFT,
     ENV,
     ISO_TIME,
@@ -32,12 +34,12 @@ from ..callschema import (
     text_spec,
     when,
 )
-from ..callschema import (
+from .callschema import (
     ENV_NAME as ENV_NAME,
 )
-from ..protocol import KILL_SIGNALS
-from ..schemacheck import explain, quote
-from .keys import BAD_ESCAPE, HEX_BYTE, KEY, KEY_LINE_BREAK
+from .keygrammar import BAD_ESCAPE, HEX_BYTE, KEY, KEY_LINE_BREAK
+from .protocol import KILL_SIGNALS
+from .schemacheck import explain, quote
 
 MAX_CHARS = 65_536
 MAX_TIMEOUT_S = 86_400
