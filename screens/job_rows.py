@@ -91,6 +91,7 @@ class JobList(ScrollView, can_focus=False):
         self._index: dict[str, int] = {}
         self._labels: dict[tuple[str, str], str] = {}
         self._styles: dict[str, Style] = {}
+        self._base: Style | None = None  # the widget's own rich style, kept between rows
         self._id_width = 3
         self._tag_width = 0
 
@@ -214,7 +215,9 @@ class JobList(ScrollView, can_focus=False):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base
+        if base is None:  # computed from every ancestor's background: once, not per row
+            base = self._base = self.rich_style
         index = round(self.scroll_y) + y
         if not self.records:
             if y == 1:
@@ -232,6 +235,7 @@ class JobList(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._base = None
 
     def _fg(self, name: str) -> Style:
         """A component's colour and text style without its background, to lay over a row."""

@@ -86,8 +86,10 @@ class JobsScreen(ApplicableKeys, Screen[None]):
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
-    selection: reactive[str | None] = reactive(None, init=False)
-    """The selected job's id: the detail pane, the footer's keys and its latest line follow it."""
+    selection: reactive[str | None] = reactive(None, init=False, repaint=False)
+    """The selected job's id: the detail pane, the footer's keys and its latest line follow it.
+    (No repaint of its own: a repaint of the screen would redraw every widget on each key;
+    the watcher refreshes the detail pane, the list its two rows.)"""
 
     DEFAULT_CSS = stylesheet("jobs_screen.tcss")
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
@@ -133,11 +135,13 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._resort = False  # a start or a finish among them: rows move, counts change
         self._reconciled_at = 0.0
         self._last_tick = 0.0
+        self._shown_ms: float | None = None  # the time the rows and the detail show
         self._unsubscribe: Callable[[], None] | None = None
         self._kills: dict[str, KillUnderWay] = {}
         self._latest: dict[str, LatestLine] = {}
         self._latest_soon: Timer | None = None
         self._detail_height: int | str | None = None
+        self._summary_text: str | None = None
         self._pruned_seen: int | None = None  # prunes before the screen opened are not news
         self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
 
@@ -150,7 +154,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 yield StatusChips(self.source, id="jobs-chips")
         with Container(id="jobs-body"):
             yield JobList(
-                self.clock,
+                self.shown_clock,
                 self.source.is_own,
                 stopping=lambda record: self.stopping(record) is not None,
                 empty_text=self.empty_text,
@@ -158,6 +162,14 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             )
             yield DetailPane(id="jobs-detail")
         yield Footer()
+
+    def shown_clock(self) -> float:
+        """The time the rows and the detail pane show: the clock as of the list's last tick.
+
+        The elapsed times move once a tick (`repaint_ms`), together, instead of with every
+        output event (which would redraw the detail pane five times a second); a moved
+        cursor repaints its rows with the same time as the rest of the list."""
+        return self.clock() if self._shown_ms is None else self._shown_ms
 
     @property
     def job_list(self) -> JobList:
@@ -215,6 +227,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if not resort:
             resort = not all(job_list.update_record(record) for record in news.values())
         if resort:
+            self._shown_ms = self.clock()
             index = {r.id: r for r in self._records} | news
             records = sorted(index.values(), key=row_order)
             self._fingerprint = (counts_fingerprint(records), self._pruned())
@@ -229,7 +242,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         now = self.clock()
         if not any_running(self._records) or now - self._last_tick < self._tick_ms():
             return
-        self._last_tick = now
+        self._last_tick = self._shown_ms = now
         self.job_list.refresh()
         self.refreshes += 1
         self._show_detail()
@@ -258,7 +271,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if not (changed or tick_due):
             return
         self._dirty = False
-        self._last_tick = now
+        self._last_tick = self._shown_ms = now
         if changed:
             self._fingerprint = fingerprint
             self._show_rows(records)
@@ -305,9 +318,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 markup=False,
             )
         self._pruned_seen = pruned
-        self.query_one("#jobs-summary", Static).update(
-            Content.styled(text, "$text-muted"), layout=False
-        )
+        if text != self._summary_text:  # an unchanged summary is not redrawn
+            self._summary_text = text
+            self.query_one("#jobs-summary", Static).update(
+                Content.styled(text, "$text-muted"), layout=False
+            )
 
     def stopping(self, record: JobRecord) -> Stopping | None:
         """A kill under way: this session's (known at once), or the one the record names."""
@@ -324,7 +339,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         stopping = self.stopping(record) if record is not None else None
         last = self._latest_text(record) if record is not None else None
         detail = self.query_one(DetailPane)
-        if detail.show(record, self.clock(), peer=peer, stopping=stopping, last=last):
+        if detail.show(record, self.shown_clock(), peer=peer, stopping=stopping, last=last):
             self._fit_detail()
 
     def on_resize(self) -> None:
