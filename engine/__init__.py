@@ -9,9 +9,11 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not `typing`: the shim imports this package and must start fast
 if TYPE_CHECKING:
     from .config import Config, ConfigError
+    from .logsearch import SearchLine, SearchResult
     from .manager import JobManager
     from .model import JobEvent, JobRecord, JobStatus
     from .results import InvalidArgument, JobError, Refused, UnknownJob
+    from .waiting import LineMatch, WaitResult
 
 __all__ = [
     "Config",
@@ -22,8 +24,12 @@ __all__ = [
     "JobManager",
     "JobRecord",
     "JobStatus",
+    "LineMatch",
     "Refused",
+    "SearchLine",
+    "SearchResult",
     "UnknownJob",
+    "WaitResult",
     "job_tool_schema",
 ]
 
@@ -38,6 +44,10 @@ _LAZY = {
     "JobEvent": "model",
     "JobRecord": "model",
     "JobStatus": "model",
+    "LineMatch": "waiting",
+    "WaitResult": "waiting",
+    "SearchLine": "logsearch",
+    "SearchResult": "logsearch",
 }
 
 

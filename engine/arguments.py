@@ -93,6 +93,30 @@ def check_env(env: Any) -> dict[str, str] | None:
     return dict(env)
 
 
+def compile_regex(name: str, pattern: Any) -> re.Pattern[str]:
+    """A Python regular expression (`until`, `grep`); InvalidArgument naming `name`."""
+    if pattern is None:
+        raise InvalidArgument(f"{name} is required", name)
+    check(name, pattern)
+    try:
+        return re.compile(pattern)
+    except (re.error, OverflowError, RecursionError) as exc:
+        raise InvalidArgument(
+            f"{name} {quote(pattern)} is not a valid regular expression: {exc}", name
+        ) from None
+
+
+MAX_TIME_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
+
+
+def check_time(name: str, value: Any) -> None:
+    """An epoch-ms time (`since_ms`), or None."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIME_MS:
+        raise InvalidArgument(f"{name} {quote(value)} is not a time in epoch milliseconds", name)
+
+
 def resolve_cwd(cwd: Any, session_cwd: str | None) -> str | None:
     """A start's `cwd`, absolute (relative to the session's), which must be a directory."""
     if cwd is None:

@@ -34,6 +34,10 @@ MAX_WAIT_MS = 600_000
 DEFAULT_WAIT_MS = 30_000
 MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
 MAX_SAFE_INTEGER = 2**53 - 1  # the bound of a field that is otherwise only clamped
+MAX_WAIT_IDS = 100  # jobs one wait names at most
+MAX_UNTIL = 1000  # characters of a regex (`until`, `grep`)
+MAX_CONTEXT = 20  # lines of context around a grep match, each side
+MAX_SEARCH = 1000  # matching lines one search returns at most
 
 START_TIMEOUT: dict[str, Any] = {"minimum": 1, "maximum": MAX_START_TIMEOUT_MS}  # start's
 WAIT_TIMEOUT: dict[str, Any] = {"minimum": 0, "maximum": MAX_WAIT_MS}  # wait's
@@ -51,6 +55,27 @@ ARG = rf"^[^\u0000{_BAD_SURROGATES}]*$"  # text that becomes argv, env or a path
 NOT_BLANK = rf"[^{SPACES}]"  # something besides whitespace
 NEWLINE = r"\n"
 ID = r"^j[1-9][0-9]{0,8}$"
+ISO_TIME = (
+    r"^(?:19[7-9][0-9]|2[0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt ]"
+    r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?"
+    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+DURATION = r"^[1-9][0-9]{0,8}(?:ms|s|m|h|d)$"  # how long ago: 90s, 5m, 2h
+SINCE = rf"{DURATION}|{ISO_TIME}"
+
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+ENV: dict[str, Any] = {
+    "type": "object",
+    "maxProperties": 100,
+    "propertyNames": {
+        "type": "string",
+        "pattern": ENV_NAME,
+        "not": {"type": "string", "pattern": NEWLINE},
+    },
+    "additionalProperties": {"type": "string", "maxLength": 4096, "pattern": ARG},
+    "description": "Extra environment variables for the command (start): kept off every "
+    "command line; a restart keeps them.",
+}
 
 # `$` in Python also matches before a final "\n": tokens refuse line breaks outright.
 SINGLE_LINE: dict[str, Any] = {"not": {"type": "string", "pattern": NEWLINE}}
@@ -77,6 +102,24 @@ def _explain_text(name: str, value: str) -> str:
 @explain(NOT_BLANK)
 def _explain_blank(name: str, value: str) -> str:
     return f"{name} must not be empty or only whitespace"
+
+
+@explain(ISO_TIME)
+def _explain_time(name: str, value: str) -> str:
+    return f"{name} {quote(value)} is not a time such as 2030-01-01T00:00:00Z (with its zone)"
+
+
+@explain(SINCE)
+def _explain_since(name: str, value: str) -> str:
+    return (
+        f"{name} {quote(value)} is neither a duration such as 90s, 5m or 2h nor a time "
+        "such as 2030-01-01T00:00:00Z (with its zone)"
+    )
+
+
+@explain(ENV_NAME)
+def _explain_env(name: str, value: str) -> str:
+    return f"{name} {quote(value)} is not a valid variable name"
 
 
 @explain(ID)
@@ -126,7 +169,59 @@ _JOB_PROPERTIES: dict[str, Any] = {
         "description": "Leave it running when the session ends (start).",
     },
     "stdin": {"type": "boolean", "description": "Give the job a stdin pipe (start)."},
+    "env": ENV,
     "id": {"type": "string", "pattern": ID, **SINGLE_LINE, "description": "Job id, like j1."},
+    "ids": {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_WAIT_IDS,
+        "items": {"type": "string", "pattern": ID, **SINGLE_LINE},
+        "description": "wait: several job ids (not with id).",
+    },
+    "mode": {
+        "type": "string",
+        "enum": ["any", "all"],
+        "description": "wait: return when any job ends, or when all have (default all).",
+    },
+    "until": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_UNTIL,
+        "format": "regex",
+        "pattern": TEXT,
+        "description": "wait: return as soon as a line of output matches this Python "
+        "regular expression (the job keeps running).",
+    },
+    "fromStart": {
+        "type": "boolean",
+        "description": "wait with until: search from the job's start, not from now.",
+    },
+    "grep": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_UNTIL,
+        "format": "regex",
+        "pattern": TEXT,
+        "description": "logs: only lines matching this Python regular expression.",
+    },
+    "context": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": MAX_CONTEXT,
+        "description": "logs with grep: lines of context around each match.",
+    },
+    "since": {
+        "type": "string",
+        "maxLength": 64,
+        "pattern": SINCE,
+        **SINGLE_LINE,
+        "description": "logs: only lines written since then: 90s, 5m, 2h ago, or an "
+        "ISO-8601 time with its zone.",
+    },
+    "timestamps": {
+        "type": "boolean",
+        "description": "logs: each line's wall-clock time (times, epoch ms; null if unknown).",
+    },
     "lines": {
         "type": "integer",
         "minimum": 1,
@@ -157,7 +252,7 @@ _FIELDS = [name for name in _JOB_PROPERTIES if name != "action"]
 
 def _job_rules() -> list[dict[str, Any]]:
     f = _FIELDS
-    start = {"command", "cwd", "label", "wake", "detached", "stdin", "timeoutMs"}
+    start = {"command", "cwd", "label", "wake", "detached", "stdin", "timeoutMs", "env"}
     return [
         when(
             "action",
@@ -169,7 +264,15 @@ def _job_rules() -> list[dict[str, Any]]:
         ),
         when("action", "list", {"properties": only({"all"}, f)}),
         when("action", "status", {"required": ["id"], "properties": only({"id"}, f)}),
-        when("action", "logs", {"required": ["id"], "properties": only({"id", "lines"}, f)}),
+        when(
+            "action",
+            "logs",
+            {
+                "required": ["id"],
+                "properties": only({"id", "lines", "grep", "context", "since", "timestamps"}, f),
+                "dependentRequired": {"context": ["grep"]},
+            },
+        ),
         when(
             "action",
             "send",
@@ -192,10 +295,22 @@ def _job_rules() -> list[dict[str, Any]]:
             "action",
             "wait",
             {
-                "required": ["id"],
-                "properties": only({"id", "timeoutMs"}, f, timeoutMs=WAIT_TIMEOUT),
+                "properties": only(
+                    {"id", "ids", "mode", "until", "fromStart", "timeoutMs"},
+                    f,
+                    timeoutMs=WAIT_TIMEOUT,
+                ),
+                "dependentRequired": {"fromStart": ["until"]},
+                "allOf": [
+                    {
+                        "description": "wait needs id (one job) or ids (several)",
+                        "anyOf": [{"required": ["id"]}, {"required": ["ids"]}],
+                    },
+                    {"not": {"required": ["id", "ids"]}},
+                ],
             },
         ),
+        when("action", "restart", {"required": ["id"], "properties": only({"id"}, f)}),
         when("action", "clear", {"properties": only({"id", "all"}, f)}),
     ]
 
@@ -205,7 +320,7 @@ JOB: dict[str, Any] = {
     "title": "job",
     "description": (
         "Run shell commands as background jobs: start returns an id at once; "
-        "list, status, logs, send, kill, wait and clear act on jobs. Each action takes "
+        "list, status, logs, send, kill, wait, restart and clear act on jobs. Each action takes "
         "only its own fields; a null field counts as omitted."
     ),
     "type": "object",

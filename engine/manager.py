@@ -14,25 +14,47 @@ import contextlib
 import os
 import signal as signal_module
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from . import procs, sessions
-from .arguments import check, check_env, check_size, check_start, resolve_cwd
+from . import procs, reservations, restarts, sessions
+from .arguments import (
+    check,
+    check_env,
+    check_size,
+    check_start,
+    check_time,
+    compile_regex,
+    resolve_cwd,
+)
+from .callschema import MAX_SEARCH
 from .config import Config, resolve_registry_dir
 from .control import Controller
 from .exitfiles import ExitInfo
 from .follower import LOG_END, LogFollower
+from .logsearch import SearchResult
 from .model import JobEvent, JobRecord, JobStatus, now_ms
 from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import LogReader
 from .reconcile import finish
 from .registry import Registry
 from .resources import JobUsage, UsageSampler
-from .results import JobError, KillResult, LogPage, LogsResult, ReadSince, Refused, UnknownJob
+from .results import (
+    InvalidArgument,
+    JobError,
+    KillResult,
+    LogPage,
+    LogsResult,
+    ReadSince,
+    Refused,
+    UnknownJob,
+)
 from .sanitize import sanitize_line
 from .supervision import Supervisor
+
+if TYPE_CHECKING:
+    from .waiting import WaitResult
 
 Subscriber = Callable[[JobEvent], None]
 
@@ -308,11 +330,19 @@ class JobManager:
         cols: int = 80,
         rows: int = 24,
         env: dict[str, str] | None = None,
+        restart_of: str | None = None,
     ) -> JobRecord:
-        """Start `command` as a job; returns its record at once (running)."""
+        """Start `command` as a job; returns its record at once (running).
+
+        `env` is added to the job's environment: its values are kept for a restart in a
+        0600 file of the registry directory, never in the registry or on a command line;
+        the record holds the names (`env_names`). `restart_of` names the job this one
+        restarts (`restart` sets it).
+        """
         timeout_ms = check_start(command, label, stdin, timeout_ms, wake, detached)
         if tty:
             check_size(cols, rows)
+        check("id", restart_of)
         cwd = resolve_cwd(cwd, self.cwd)
         env = check_env(env)
         await self.open()
@@ -345,8 +375,32 @@ class JobManager:
             stdin=bool(stdin or tty),
             tty=bool(tty),
             timeout_ms=timeout_ms,
+            restart_of=restart_of,
+            env_names=tuple(env or ()),
         )
-        return await self.supervisor.launch(record, cols=cols, rows=rows, env=env)
+        if env or tty:
+            try:
+                restarts.save(self.paths, job_id, env, cols, rows)
+            except OSError as exc:
+                reservations.release(self.paths, job_id)
+                raise JobError(
+                    f"could not keep its environment: {exc.strerror or exc}", "env"
+                ) from exc
+        try:
+            return await self.supervisor.launch(record, cols=cols, rows=rows, env=env)
+        except JobError:  # nothing started: nothing kept
+            self.paths.env(job_id).unlink(missing_ok=True)
+            raise
+
+    async def restart(self, job_id: str) -> JobRecord:
+        """Kill the job if it runs (the normal grace), then start it again as a new job.
+
+        The same command, cwd, label, environment, stdin/tty (and size), deadline, wake
+        and detached flag; returns the new running record, whose `restart_of` is `job_id`.
+        A peer's running job is refused, as `kill` does not take it without a take-over
+        first here (`adopt`). Everything is checked before the old job is touched.
+        """
+        return await restarts.restart(self, job_id)
 
     # -- acting on jobs (control.py) ---------------------------------------------
     async def send(
@@ -380,6 +434,30 @@ class JobManager:
         """
         return await self._control.wait(job_id, timeout_ms, report)
 
+    async def wait_many(
+        self,
+        ids: Sequence[str],
+        *,
+        mode: Literal["any", "all"] = "all",
+        until: str | None = None,
+        from_start: bool = False,
+        timeout_ms: int = 30_000,
+    ) -> WaitResult:
+        """Wait for several jobs (`mode` any: the first to end; all: every one), or with
+        `until` (a Python regex) for the first line of their output that matches.
+
+        Lines are searched from the call's start, or from each job's start with
+        `from_start`; the match carries the line (sanitized) and its absolute offset, the
+        job still running. Nothing polls while the jobs are quiet: it wakes on the shims'
+        events and the logs' writes (inotify), reading only new bytes; a peer's job is
+        looked at every 0.5 s. A bad regex is InvalidArgument naming `until`.
+        """
+        from . import waiting  # inotify and the scanner load only for a wait that uses them
+
+        return await waiting.wait_many(
+            self, ids, mode=mode, until=until, from_start=from_start, timeout_ms=timeout_ms
+        )
+
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
         """Signal the job's tree; return once every process of it is gone.
 
@@ -404,13 +482,52 @@ class JobManager:
         return self._reader.files(record)
 
     async def logs(
-        self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
+        self,
+        job_id: str,
+        lines: int | None = None,
+        *,
+        keep_sgr: bool = False,
+        since_ms: int | None = None,
+        timestamps: bool = False,
     ) -> LogsResult:
-        """A bounded tail: the last `lines` lines (1-2000; default `max_log_lines`)."""
+        """A bounded tail: the last `lines` lines (1-2000; default `max_log_lines`).
+
+        `since_ms`: only lines written at or after that wall-clock time (from the line
+        holding the first byte written since; the time index dates them). `timestamps`:
+        `times` holds each line's wall-clock ms (None where the index does not know).
+        """
         check("id", job_id)
         lines = check("lines", lines)
+        check_time("since_ms", since_ms)
+        check("timestamps", timestamps)
         record = self.get(job_id)
-        result = await self._reader.tail(record, lines, keep_sgr)
+        result = await self._reader.tail(record, lines, keep_sgr, since_ms, timestamps)
+        self._mark_seen(record)
+        return result
+
+    async def search(
+        self,
+        job_id: str,
+        pattern: str,
+        *,
+        context: int = 0,
+        since_ms: int | None = None,
+        limit: int = 200,
+    ) -> SearchResult:
+        """Lines of the retained log (both segments) matching the Python regex `pattern`.
+
+        `context` lines (0-20) around each match; `since_ms` as for `logs`; at most
+        `limit` (1-1000) matching lines, `cut` says how many more matched. Lines are
+        sanitized and carry their absolute offset and time (`at_ms`).
+        """
+        check("id", job_id)
+        compiled = compile_regex("grep", pattern)
+        context = check("context", context) or 0
+        check_time("since_ms", since_ms)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH:
+            raise InvalidArgument(f"limit {limit!r} is outside 1-{MAX_SEARCH}", "limit")
+        record = self.get(job_id)
+        result = await self._reader.search(record, compiled, context, since_ms, limit)
         self._mark_seen(record)
         return result
 

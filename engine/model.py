@@ -40,7 +40,7 @@ class EndReason(StrEnum):
     OWNER_GONE = "owner-gone"
 
 
-ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
+ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear", "restart")
 
 # (python attribute, JSON key, accepted JSON types, may be null)
 _CORE: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
@@ -78,7 +78,12 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("log_lost_bytes", "logLostBytes", int),
     ("stopping_at", "stoppingAt", int),
     ("log_note", "logNote", str),
+    ("restart_of", "restartOf", str),
 )
+# Written only when set: a record that is not a restart, or has no extra environment,
+# looks as it always did.
+_SPARSE = {"restartOf", "envNames"}
+MAX_ENV_NAMES = 100
 
 
 class RecordError(ValueError):
@@ -116,6 +121,8 @@ class JobRecord:
     log_lost_bytes: int = 0
     stopping_at: int | None = None  # a kill is in progress since (epoch ms); None otherwise
     log_note: str | None = None  # why output was lost ("disk full"), for the log pane
+    restart_of: str | None = None  # the job this one restarted (JSON restartOf)
+    env_names: tuple[str, ...] = ()  # names of the extra environment, never its values
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -143,7 +150,11 @@ class JobRecord:
             value = getattr(self, attr)
             out[key] = value.value if isinstance(value, JobStatus) else value
         for attr, key, _type in _EXTRA:
-            out[key] = getattr(self, attr)
+            value = getattr(self, attr)
+            if value is not None or key not in _SPARSE:
+                out[key] = value
+        if self.env_names:
+            out["envNames"] = list(self.env_names)
         return out
 
     @classmethod
@@ -182,9 +193,22 @@ class JobRecord:
             value = data.get(key)
             if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
                 setattr(record, attr, value)  # a mistyped extra is ignored, not trusted
+        if record.restart_of is not None and not is_job_id(record.restart_of):
+            record.restart_of = None
+        record.env_names = _env_names(data.get("envNames"))
         known = {key for _a, key, _t, _n in _CORE} | {key for _a, key, _t in _EXTRA}
+        known.add("envNames")
         record.unknown = {k: v for k, v in data.items() if k not in known}
         return record
+
+
+def _env_names(value: Any) -> tuple[str, ...]:
+    """`envNames` as read from a file: a list of strings, else nothing (not trusted)."""
+    if not isinstance(value, list) or len(value) > MAX_ENV_NAMES:
+        return ()
+    if not all(isinstance(name, str) and 0 < len(name) <= 256 for name in value):
+        return ()
+    return tuple(value)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ CLAIM = ".adopting-"  # `registry-<h>.json.adopting-<claimer's hash>`: a claim f
 CORRUPT = ".corrupt-"  # `<name>.corrupt-<ms>`: a quarantined file, kept for a person
 # Every file a job may leave in the registry directory (and its socket, when it is there).
 _JOB_FILE = re.compile(
-    r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|log\.time|status|end|lock|sock)\Z"
+    r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|log\.time|status|end|lock|sock|env)\Z"
 )
 
 
@@ -171,6 +171,11 @@ class RegistryPaths:
     def status(self, job_id: str) -> Path:
         return self.root / f"{job_id}.status"
 
+    def env(self, job_id: str) -> Path:
+        """What a restart needs that the registry must not hold: the extra environment's
+        values (and a terminal's size), 0600; removed with the record."""
+        return self.root / f"{job_id}.env"
+
     def end(self, job_id: str) -> Path:
         """Why the job ended, written by its shim beside the status file."""
         return self.root / f"{job_id}.end"
@@ -192,6 +197,7 @@ class RegistryPaths:
             self.status(job_id),
             self.end(job_id),
             self.lock(job_id),
+            self.env(job_id),
         ]
 
     def inside(self, candidate: str | None) -> Path | None:

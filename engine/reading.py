@@ -15,10 +15,12 @@ from .callschema import MAX_LINES
 from .follower import LOG_END, LogFollower
 from .format import lost_note
 from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_tail
+from .logsearch import SearchResult, read_times, search
 from .model import JobRecord
 from .protocol import previous_of
 from .results import JobError, LogPage, LogsResult, ReadSince, Refused
 from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
+from .timeindex import offset_since, time_at
 
 if TYPE_CHECKING:
     from .config import Config
@@ -42,12 +44,20 @@ class LogReader:
             )
         return str(live), previous_of(str(live))
 
-    async def tail(self, record: JobRecord, lines: int | None, keep_sgr: bool) -> LogsResult:
-        """The last `lines` lines (default `max_log_lines`, at most 2000)."""
+    async def tail(
+        self,
+        record: JobRecord,
+        lines: int | None,
+        keep_sgr: bool,
+        since_ms: int | None = None,
+        timestamps: bool = False,
+    ) -> LogsResult:
+        """The last `lines` lines (default `max_log_lines`, at most 2000); see `JobManager.logs`."""
         live, previous = self.files(record)
         count = min(lines or self.config.max_log_lines, MAX_LINES)
         try:
             tail: TailRead = await asyncio.to_thread(read_tail, live, previous, count)
+            records = read_times(live) if since_ms is not None or timestamps else []
         except LogRefused as exc:
             raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
         except LogMissing as exc:
@@ -58,8 +68,11 @@ class LogReader:
                 "id",
             ) from exc
         dropped = max(0, record.log_bytes - tail.size) if tail.rotated else 0
+        if since_ms is not None:
+            return self._since(record, tail, records, since_ms, keep_sgr, timestamps, live)
         text = sanitize_log(tail.text(), keep_sgr=keep_sgr)
         shown, partial = split_lines(tail.data, keep_sgr=keep_sgr)
+        times = _times(records, tail.position - len(tail.data), tail.data) if timestamps else []
         return LogsResult(
             job=record,
             text=text,
@@ -73,7 +86,68 @@ class LogReader:
             position=tail.position,
             partial_bytes=partial,
             rotated_bytes=dropped,
+            times=times,
         )
+
+    def _since(
+        self,
+        record: JobRecord,
+        tail: TailRead,
+        records: list[tuple[int, int]],
+        since_ms: int,
+        keep_sgr: bool,
+        timestamps: bool,
+        live: str,
+    ) -> LogsResult:
+        """The tail's lines written at or after `since_ms` (from the line holding the first
+        byte written since); `truncated` when more lines since then exist than were read."""
+        first = tail.position - len(tail.data)
+        boundary = offset_since(records, since_ms)
+        if boundary is None:
+            boundary = tail.position  # nothing written since then
+        starts = _line_starts(tail.data)
+        keep = len(tail.data)
+        for rel in starts:
+            end = _line_end(tail.data, rel)
+            if first + end > boundary or (end == len(tail.data) and first + end >= boundary):
+                keep = rel
+                break
+        data = tail.data[keep:]
+        if boundary >= tail.position:
+            data = b""
+        cut = first > boundary  # lines written since then start before the tail
+        shown, partial = split_lines(data, keep_sgr=keep_sgr)
+        return LogsResult(
+            job=record,
+            text=sanitize_log(data.decode("utf-8", "replace"), keep_sgr=keep_sgr),
+            lines=shown,
+            truncated=cut,
+            earlier_bytes=first - boundary if cut else 0,
+            earlier_lines=None if cut else 0,
+            log_file=live,
+            note=lost_note(record),
+            position=tail.position,
+            partial_bytes=partial,
+            times=_times(records, tail.position - len(data), data) if timestamps else [],
+        )
+
+    async def search(
+        self,
+        record: JobRecord,
+        pattern: re.Pattern[str],
+        context: int,
+        since_ms: int | None,
+        limit: int,
+    ) -> SearchResult:
+        live, previous = self.files(record)
+        try:
+            return await asyncio.to_thread(
+                search, live, previous, pattern, context=context, since=since_ms, limit=limit
+            )
+        except LogRefused as exc:
+            raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
+        except LogMissing as exc:
+            raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
 
     async def latest_line(self, record: JobRecord) -> str | None:
         """The latest output line read from the log's last few KiB; None with no log."""
@@ -127,6 +201,26 @@ class LogReader:
         """A follower of the log from absolute `position` (the end as it is now by default)."""
         live, previous = self.files(record)
         return LogFollower(record.id, live, previous, position)
+
+
+def _line_starts(data: bytes) -> list[int]:
+    """Where each line of `data` starts (relative), the last unterminated one included."""
+    starts = [0] if data else []
+    at = data.find(b"\n")
+    while at >= 0 and at + 1 < len(data):
+        starts.append(at + 1)
+        at = data.find(b"\n", at + 1)
+    return starts
+
+
+def _line_end(data: bytes, start: int) -> int:
+    at = data.find(b"\n", start)
+    return len(data) if at < 0 else at
+
+
+def _times(records: list[tuple[int, int]], first: int, data: bytes) -> list[int | None]:
+    """The wall time of each line of `data` (whose first byte is at absolute `first`)."""
+    return [time_at(records, first + rel) for rel in _line_starts(data)]
 
 
 def split_lines(data: bytes, keep_sgr: bool = False) -> tuple[list[str], int]:

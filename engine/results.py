@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .model import JobRecord
 
@@ -58,6 +58,8 @@ class LogsResult:
     # follower re-reads it from `position` minus this, so what follows joins it
     partial_bytes: int = 0
     rotated_bytes: int = 0  # output rotated away before the retained segments (in earlier_bytes)
+    # with timestamps: the wall-clock ms each of `lines` was written (None where unknown)
+    times: list[int | None] = field(default_factory=list)
 
 
 @dataclass

@@ -25,6 +25,9 @@ INTERVAL_MS = 100
 MAX_RECORDS = 8192  # 128 KiB on disk
 MAX_FILE_BYTES = MAX_RECORDS * RECORD.size
 _FILE_MODE = 0o600
+# For the throughput benchmark only (index on vs off in one run): "1" keeps the shims
+# started while it is set from writing an index. Not a setting: nothing else reads it.
+ENV_BENCH_OFF = "JOBS_TUI_BENCH_NO_TIME_INDEX"
 
 
 class TimeIndexWriter:
@@ -36,7 +39,8 @@ class TimeIndexWriter:
         self.interval_ms = INTERVAL_MS
         self.pairs = array("Q")  # offset, ms, offset, ms, ...
         self.last_ms = -INTERVAL_MS
-        self.fd = self._open(os.O_TRUNC)
+        self.off = os.environ.get(ENV_BENCH_OFF) == "1"
+        self.fd = -1 if self.off else self._open(os.O_TRUNC)
 
     def _open(self, extra: int = 0) -> int:
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | extra
@@ -46,6 +50,8 @@ class TimeIndexWriter:
             return -1
 
     def note(self, offset: int) -> None:
+        if self.off:
+            return
         now = int(self.clock() * 1000)
         if now - self.last_ms < self.interval_ms:
             return
@@ -63,6 +69,8 @@ class TimeIndexWriter:
 
     def drop_before(self, start: int) -> None:
         """The bytes before `start` were rotated away: keep the record that dates `start`."""
+        if self.off:
+            return
         offsets = self.pairs[0::2]
         keep = max(0, bisect_right(offsets, start) - 1)
         if keep:

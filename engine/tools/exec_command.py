@@ -104,6 +104,7 @@ class ExecCommandTools(Facade):
             wake=v.get("on_exit", "none") == "wake",
             cwd=v.get("workdir"),
             tty=bool(v.get("tty")),
+            env=v.get("env") or None,
         )
         record = await self.jm.wait(record.id, int(yield_ms), report=False)
         status = "completed" if not record.running else "deadline"

@@ -13,13 +13,17 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..arguments import resolve_cwd
+from ..arguments import compile_regex, resolve_cwd
 from ..callschema import DEFAULT_WAIT_MS, JOB
+from ..logsearch import SearchResult
+from ..logsearch import since_ms as since_time
 from ..results import InvalidArgument, JobError, KillResult, LogsResult
-from ..schemacheck import ToolInputError, check
+from ..schemacheck import ToolInputError, check, quote
+from .common import iso_utc
 
 if TYPE_CHECKING:
     from ..manager import JobManager
+    from ..model import JobRecord
 
 
 class CallError(ToolInputError):
@@ -45,6 +49,15 @@ class JobCall:
     signal: str = "SIGTERM"
     timeout_ms: int | None = None
     all: bool = False
+    env: dict[str, str] | None = None
+    ids: tuple[str, ...] | None = None  # wait: several jobs
+    mode: str | None = None  # wait: any | all
+    until: str | None = None  # wait: a regex a line must match
+    from_start: bool = False
+    grep: str | None = None  # logs: a regex
+    context: int = 0
+    since_ms: int | None = None  # logs: `since`, resolved to epoch ms
+    timestamps: bool = False
 
 
 def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
@@ -69,9 +82,36 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
             detached=v.get("detached"),
             stdin=v.get("stdin", False),
             timeout_ms=v.get("timeoutMs"),
+            env=v.get("env"),
         )
     if action == "wait":
-        return JobCall(action="wait", id=v["id"], timeout_ms=v.get("timeoutMs", DEFAULT_WAIT_MS))
+        _regex(v, "until")
+        ids = v.get("ids")
+        return JobCall(
+            action="wait",
+            id=v.get("id"),
+            ids=tuple(ids) if ids is not None else None,
+            mode=v.get("mode"),
+            until=v.get("until"),
+            from_start=v.get("fromStart", False),
+            timeout_ms=v.get("timeoutMs", DEFAULT_WAIT_MS),
+        )
+    if action == "logs":
+        _regex(v, "grep")
+        since = v.get("since")
+        try:
+            since_ms = None if since is None else since_time(since)
+        except ValueError:
+            raise CallError(f"since {quote(since)} names no real time", "since") from None
+        return JobCall(
+            action="logs",
+            id=v["id"],
+            lines=v.get("lines"),
+            grep=v.get("grep"),
+            context=v.get("context", 0),
+            since_ms=since_ms,
+            timestamps=v.get("timestamps", False),
+        )
     return JobCall(
         action=action,
         id=v.get("id"),
@@ -82,6 +122,15 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
         signal=v.get("signal", "SIGTERM"),
         all=v.get("all", False),
     )
+
+
+def _regex(v: dict[str, Any], name: str) -> None:
+    """A regex field that compiles (what no schema can know); CallError naming it."""
+    if v.get(name) is not None:
+        try:
+            compile_regex(name, v[name])
+        except InvalidArgument as exc:
+            raise CallError(str(exc), name) from None
 
 
 def _error(action: Any, message: str, **extra: Any) -> dict[str, Any]:
@@ -129,6 +178,7 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
             wake=call.wake,
             detached=call.detached,
             cwd=call.cwd,
+            env=call.env,
         )
         return {"action": action, "job": record.to_json()}
     if action == "list":
@@ -138,12 +188,26 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
             "jobs": [r.to_json() for r in jobs],
             "sessionId": manager.session_id,
             "problems": manager.take_problems(),  # each problem once, to whoever lists first
+            "usage": await _usage(manager, jobs),
         }
     if action == "status":
         record = await manager.status(job_id)
-        return {"action": action, "job": record.to_json(), "sessionId": manager.session_id}
+        details = {"action": action, "job": record.to_json(), "sessionId": manager.session_id}
+        details.update((await _usage(manager, [record])).get(record.id, {}))
+        return details
     if action == "logs":
-        return _logs(await manager.logs(job_id, call.lines))
+        if call.grep is not None:
+            found = await manager.search(
+                job_id, call.grep, context=call.context, since_ms=call.since_ms
+            )
+            return _search(manager.get(job_id), found, call.timestamps)
+        result = await manager.logs(
+            job_id, call.lines, since_ms=call.since_ms, timestamps=call.timestamps
+        )
+        return _logs(result, call.timestamps)
+    if action == "restart":
+        record = await manager.restart(job_id)
+        return {"action": action, "job": record.to_json(), "restartOf": job_id}
     if action == "send":
         sent = await manager.send(job_id, call.input, newline=call.newline, eof=call.eof)
         return {
@@ -160,11 +224,33 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
     return {"action": action, "jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
 
 
-def _logs(result: LogsResult) -> dict[str, Any]:
+async def _usage(manager: JobManager, records: list[JobRecord]) -> dict[str, dict[str, Any]]:
+    """What each running job uses (cpuPercent, rssBytes, processCount, ports), by id."""
+    running = [r.id for r in records if r.running]
+    if not running:
+        return {}
+    try:
+        found = await manager.usage(running)
+    except JobError:
+        return {}
+    return {job_id: usage.to_json() for job_id, usage in found.items()}
+
+
+def _stamp(ms: int | None) -> str:
+    """A line's time for a reader: UTC, to the millisecond; blanks where unknown."""
+    return (iso_utc(ms) or "-" * 24) + " "
+
+
+def _logs(result: LogsResult, timestamps: bool = False) -> dict[str, Any]:
+    text = result.text
+    if timestamps:
+        text = "\n".join(
+            _stamp(ms) + line for ms, line in zip(result.times, result.lines, strict=False)
+        )
     details: dict[str, Any] = {
         "action": "logs",
         "job": result.job.to_json(),
-        "logs": result.text,
+        "logs": text,
         "truncated": result.truncated,
     }
     if result.truncated:
@@ -173,6 +259,26 @@ def _logs(result: LogsResult) -> dict[str, Any]:
             details["earlierLines"] = result.earlier_lines
     if result.note:
         details["note"] = result.note
+    return details
+
+
+def _search(record: JobRecord, found: SearchResult, timestamps: bool) -> dict[str, Any]:
+    """grep's output: matching lines and their context, groups apart split by `--`."""
+    out: list[str] = []
+    for line in found.lines:
+        if line.gap and out:
+            out.append("--")
+        out.append((_stamp(line.at_ms) if timestamps else "") + line.text)
+    details: dict[str, Any] = {
+        "action": "logs",
+        "job": record.to_json(),
+        "logs": "\n".join(out),
+        "truncated": found.cut > 0,
+        "matches": found.matches,
+    }
+    if found.cut:
+        details["cut"] = found.cut
+        details["note"] = f"{found.cut} more matching lines not shown (of {found.matches})"
     return details
 
 
@@ -195,6 +301,8 @@ def _kill(result: KillResult) -> dict[str, Any]:
 
 
 async def _wait(manager: JobManager, call: JobCall) -> dict[str, Any]:
+    if call.ids is not None or call.until is not None or call.mode is not None:
+        return await _wait_many(manager, call)
     job_id = call.id or ""
     manager.get(job_id)
     try:
@@ -203,3 +311,33 @@ async def _wait(manager: JobManager, call: JobCall) -> dict[str, Any]:
         record = manager.get(job_id)
         return {"action": "wait", "job": record.to_json(), "cancelled": True, "timedOut": False}
     return {"action": "wait", "job": record.to_json(), "timedOut": record.running}
+
+
+async def _wait_many(manager: JobManager, call: JobCall) -> dict[str, Any]:
+    ids = list(call.ids) if call.ids is not None else [call.id or ""]
+    for job_id in ids:
+        manager.get(job_id)
+    try:
+        result = await manager.wait_many(
+            ids,
+            mode="any" if call.mode == "any" else "all",
+            until=call.until,
+            from_start=call.from_start,
+            timeout_ms=call.timeout_ms or 0,
+        )
+    except asyncio.CancelledError:
+        jobs = [manager.get(job_id) for job_id in ids]
+        details = {"action": "wait", "cancelled": True, "timedOut": False}
+        return details | _jobs_of(call, jobs)
+    details = {"action": "wait", "timedOut": result.timed_out, "reason": result.reason}
+    if result.match is not None:
+        match = result.match
+        details["match"] = {"id": match.job_id, "line": match.line, "offset": match.offset}
+    return details | _jobs_of(call, result.jobs)
+
+
+def _jobs_of(call: JobCall, jobs: list[JobRecord]) -> dict[str, Any]:
+    """`job` for a wait on `id`, `jobs` for one on `ids`."""
+    if call.ids is None:
+        return {"job": jobs[0].to_json()}
+    return {"jobs": [r.to_json() for r in jobs]}

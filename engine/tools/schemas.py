@@ -14,8 +14,9 @@ import copy
 from typing import Any
 
 from ..callschema import (
-    ARG,
     DRAFT,
+    ENV,
+    ISO_TIME,
     MAX_COLS,
     MAX_JOB_NUMBER,
     MAX_ROWS,
@@ -31,25 +32,17 @@ from ..callschema import (
     text_spec,
     when,
 )
+from ..callschema import (
+    ENV_NAME as ENV_NAME,
+)
 from ..protocol import KILL_SIGNALS
 from ..schemacheck import explain, quote
 from .keys import BAD_ESCAPE, HEX_BYTE, KEY, KEY_LINE_BREAK
 
-ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 MAX_CHARS = 65_536
 MAX_TIMEOUT_S = 86_400
 SESSION = r"^j?[1-9][0-9]{0,8}$"  # 1 or j1
 BASE64 = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
-ISO_TIME = (
-    r"^(?:19[7-9][0-9]|2[0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt ]"
-    r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?"
-    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
-)
-
-
-@explain(ENV_NAME)
-def _explain_env(name: str, value: str) -> str:
-    return f"{name} {quote(value)} is not a valid variable name"
 
 
 @explain(SESSION)
@@ -60,11 +53,6 @@ def _explain_session(name: str, value: str) -> str:
 @explain(BASE64)
 def _explain_base64(name: str, value: str) -> str:
     return f"{name} is not valid base64"
-
-
-@explain(ISO_TIME)
-def _explain_time(name: str, value: str) -> str:
-    return f"{name} {quote(value)} is not a time such as 2030-01-01T00:00:00Z (with its zone)"
 
 
 def _tool(title: str, description: str, props: dict[str, Any], required=(), **rules):
@@ -119,6 +107,7 @@ EXEC_COMMAND = _tool(
             "description": "Hard lifetime: the job is stopped after it (default 1800).",
         },
         "on_exit": {"type": "string", "enum": ["none", "wake"], "description": "Default none."},
+        "env": ENV,
     },
     ["cmd"],
 )
@@ -216,13 +205,7 @@ EXEC = _tool(
         },
         "pty": {"type": "boolean", "description": "Run on a pseudo-terminal."},
         "workdir": directory_spec("Defaults to the cwd."),
-        "env": {
-            "type": "object",
-            "maxProperties": 100,
-            "propertyNames": {"type": "string", "pattern": ENV_NAME, **SINGLE_LINE},
-            "additionalProperties": {"type": "string", "maxLength": 4096, "pattern": ARG},
-            "description": "Extra environment variables for the command.",
-        },
+        "env": ENV,
     },
     ["command"],
 )

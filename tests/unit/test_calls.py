@@ -31,6 +31,16 @@ FIELD_TYPES = {
     "signal": "string",
     "timeoutMs": "integer",
     "all": "boolean",
+    # issue 11
+    "env": "object",
+    "ids": "array",
+    "mode": "string",
+    "until": "string",
+    "fromStart": "boolean",
+    "grep": "string",
+    "context": "integer",
+    "since": "string",
+    "timestamps": "boolean",
 }
 
 
@@ -187,17 +197,25 @@ def test_clear_without_and_with_id():
     assert validate({"action": "clear", "all": True}).all is True
 
 
-def test_actions_are_the_reference_eight():
-    assert tuple(ACTIONS) == ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
+def test_actions_are_the_reference_eight_and_restart():
+    reference = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
+    assert tuple(ACTIONS) == (*reference, "restart")  # issue 11 adds restart
 
 
-@pytest.mark.parametrize("action", ["status", "logs", "send", "kill", "wait"])
+@pytest.mark.parametrize("action", ["status", "logs", "send", "kill", "restart"])
 def test_id_required(action):
     call = {"action": action}
     if action == "send":
         call["eof"] = True
     err = assert_names_field(call, "id")
     assert "required" in str(err)
+
+
+def test_wait_needs_id_or_ids_and_not_both():
+    err = assert_names_field({"action": "wait"}, "id")
+    assert "ids" in str(err)
+    err = assert_names_field({"action": "wait", "id": "j1", "ids": ["j2"]}, "ids")
+    assert "cannot be combined" in str(err)
 
 
 def test_null_fields_count_as_absent():
@@ -275,7 +293,13 @@ NOT_APPLYING = [
 
 @pytest.mark.parametrize(("action", "name"), NOT_APPLYING)
 def test_field_not_applying_to_action(action, name):
-    value = {"boolean": True, "integer": 5, "string": "j1"}[FIELD_TYPES[name]]
+    value = {
+        "boolean": True,
+        "integer": 5,
+        "string": "j1",
+        "array": ["j1"],
+        "object": {"A": "1"},
+    }[FIELD_TYPES[name]]
     call = {"action": action, name: value}
     if needs_id(action):
         call["id"] = "j1"
@@ -295,15 +319,17 @@ def test_applies_table_matches_the_reference():
         "detached",
         "stdin",
         "timeoutMs",
+        "env",  # issue 11
     }
     assert applies("list") == {"all"}
     assert applies("status") == {"id"}
-    assert applies("logs") == {"id", "lines"}
+    assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps"}
     assert applies("send") == {"id", "input", "newline", "eof"}
     assert applies("kill") == {"id", "signal"}
-    assert applies("wait") == {"id", "timeoutMs"}
+    assert applies("wait") == {"id", "ids", "mode", "until", "fromStart", "timeoutMs"}
     assert applies("clear") == {"id", "all"}
-    assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "wait"}
+    assert applies("restart") == {"id"}
+    assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "restart"}
 
 
 @pytest.mark.parametrize(

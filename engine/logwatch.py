@@ -1,0 +1,86 @@
+"""A wake-up when a log file is written to: inotify (Linux), through ctypes, on the loop.
+
+The shim tells its watchers about output at most every 0.25 s; a caller waiting for one
+line (`wait --until`) wants to know within milliseconds, and must cost nothing while the
+job is quiet. inotify gives both: the kernel wakes us on each write, nobody polls. A
+rotation renames the watched file away; `add` is called again on each wake and watches
+whatever file has the live name now (the old watch goes with the old file).
+
+Where inotify is missing (macOS, a kernel out of watches), `active` is False and the
+caller falls back to a slow poll; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+IN_MODIFY = 0x002
+IN_MOVE_SELF = 0x800
+IN_DELETE_SELF = 0x400
+IN_NONBLOCK = os.O_NONBLOCK
+IN_CLOEXEC = 0o2000000
+_MASK = IN_MODIFY | IN_MOVE_SELF | IN_DELETE_SELF
+
+_libc: Any = None  # ctypes.CDLL once loaded
+
+
+def _inotify() -> Any:
+    """libc with inotify, on Linux; None elsewhere. ctypes loads only when first needed."""
+    global _libc
+    if _libc is None and sys.platform.startswith("linux"):
+        import ctypes
+        import ctypes.util
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.inotify_init1.argtypes = [ctypes.c_int]
+            libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+            _libc = libc
+    return _libc
+
+
+class LogWatch:
+    """Calls `wake` (on the running loop) whenever a watched file is written, moved or deleted."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        self._fd = -1
+        self._loop: asyncio.AbstractEventLoop | None = None
+        libc = _inotify()
+        if libc is None:
+            return
+        fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        if fd < 0:
+            return
+        self._fd = fd
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(fd, self._readable)
+
+    @property
+    def active(self) -> bool:
+        return self._fd >= 0
+
+    def add(self, path: str) -> bool:
+        """Watch the file that has this name now (again after a rotation: cheap)."""
+        libc = _libc
+        if self._fd < 0 or libc is None:
+            return False
+        return libc.inotify_add_watch(self._fd, os.fsencode(path), _MASK) >= 0
+
+    def _readable(self) -> None:
+        with contextlib.suppress(OSError):
+            while os.read(self._fd, 65536):  # drain: one wake for however many writes
+                pass
+        self._wake()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            if self._loop is not None:
+                self._loop.remove_reader(self._fd)
+            os.close(self._fd)
+            self._fd = -1

@@ -1,0 +1,120 @@
+"""restart on real jobs, and environment values that never reach a command line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from jobs_tui.engine import Config, JobError, JobManager, Refused
+from jobs_tui.engine.model import JobStatus
+
+SECRET = "s3cr3t-value-7f1c"
+
+
+@pytest.fixture
+async def jm(tmp_path: Path):
+    registry = str(tmp_path / "reg")
+    async with JobManager(cwd=str(tmp_path), registry_dir=registry, config=Config()) as manager:
+        yield manager
+
+
+def cmdlines() -> list[bytes]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                found.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+            except OSError:
+                continue
+    return found
+
+
+def running_count(jm: JobManager) -> int:
+    return sum(1 for r in jm.jobs(include_peers=False) if r.running)
+
+
+async def test_restart_of_a_running_job_kills_it_and_starts_the_same_as_a_new_id(
+    jm: JobManager, tmp_path: Path
+):
+    work = tmp_path / "work"
+    work.mkdir()
+    rec = await jm.start(
+        'echo "$GREETING from $(pwd)"; sleep 30',
+        label="greeter",
+        cwd=str(work),
+        env={"GREETING": "hello"},
+        timeout_ms=600_000,
+        wake=True,
+    )
+    await jm.wait_many([rec.id], until="hello", from_start=True, timeout_ms=10_000)
+    new = await jm.restart(rec.id)
+    old = jm.get(rec.id)
+    assert new.id != rec.id and new.running and new.restart_of == rec.id
+    assert old.status is JobStatus.KILLED and running_count(jm) == 1
+    assert (new.command, new.cwd, new.label) == (rec.command, rec.cwd, "greeter")
+    assert (new.timeout_ms, new.wake, new.detached, new.stdin) == (600_000, True, False, False)
+    assert new.env_names == ("GREETING",)
+    found = await jm.wait_many([new.id], until="from", from_start=True, timeout_ms=10_000)
+    assert found.match.line == f"hello from {work}"
+    on_disk = jm.paths.registry_file(jm.session_id).read_text()
+    assert '"restartOf":"j1"' in on_disk and '"hello"' not in on_disk
+    await jm.kill(new.id)
+
+
+async def test_restart_of_a_finished_job_and_of_a_terminal_job_keeps_stdin_tty_and_size(
+    jm: JobManager,
+):
+    rec = await jm.start("stty size; exit 3", tty=True, cols=111, rows=33)
+    rec = await jm.wait(rec.id, 10_000)
+    assert rec.exit_code == 3
+    new = await jm.restart(rec.id)
+    assert new.tty and new.stdin and new.restart_of == rec.id
+    new = await jm.wait(new.id, 10_000)
+    assert (await jm.logs(new.id)).lines[0] == "33 111"
+    rec = await jm.start("cat", stdin=True)
+    new = await jm.restart(rec.id)
+    assert new.stdin and not new.tty
+    await jm.send(new.id, "echoed")
+    found = await jm.wait_many([new.id], until="^echoed$", from_start=True, timeout_ms=10_000)
+    assert found.reason == "match"
+    await jm.clear(all=True)
+
+
+async def test_env_values_never_appear_on_a_command_line_and_go_with_the_record(
+    jm: JobManager,
+):
+    rec = await jm.start('printf "%s\\n" "$TOKEN" | wc -c; sleep 30', env={"TOKEN": SECRET})
+    await jm.wait_many([rec.id], until=r"^\s*\d+$", from_start=True, timeout_ms=10_000)
+    assert not any(SECRET.encode() in line for line in cmdlines())
+    assert SECRET.encode() in Path(f"/proc/{rec.pid}/environ").read_bytes()  # it got there
+    assert SECRET not in jm.paths.registry_file(jm.session_id).read_text()
+    env_file = jm.paths.env(rec.id)
+    assert oct(env_file.stat().st_mode & 0o777) == "0o600" and SECRET in env_file.read_text()
+    new = await jm.restart(rec.id)
+    assert not any(SECRET.encode() in line for line in cmdlines())
+    await jm.wait_many([new.id], until=r"^\s*\d+$", from_start=True, timeout_ms=10_000)
+    assert (await jm.logs(new.id)).lines[0].strip() == str(len(SECRET) + 1)
+    await jm.clear(all=True)
+    assert not env_file.exists() and not jm.paths.env(new.id).exists()
+
+
+async def test_a_peers_running_job_is_refused_and_a_lost_env_file_refuses_before_any_kill(
+    tmp_path: Path,
+):
+    registry = str(tmp_path / "reg")
+    async with (
+        JobManager(cwd=str(tmp_path), registry_dir=registry, config=Config()) as owner,
+        JobManager(cwd=str(tmp_path), registry_dir=registry, config=Config()) as other,
+    ):
+        rec = await owner.start("sleep 30", env={"A": "1"})
+        other.get(rec.id)
+        with pytest.raises(Refused) as refused:
+            await other.restart(rec.id)
+        assert refused.value.field == "id" and "take it over" in str(refused.value)
+        owner.paths.env(rec.id).unlink()
+        with pytest.raises(JobError) as lost:
+            await owner.restart(rec.id)
+        assert "gone" in str(lost.value) and owner.get(rec.id).running
+        await owner.kill(rec.id)
