@@ -12,8 +12,9 @@ from textual.geometry import Region
 from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
-from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome
+from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome, usage_line
 from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.resources import JobUsage
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .css import stylesheet
@@ -83,7 +84,16 @@ def flags(record: JobRecord) -> str:
         parts.append(f"deadline {duration(record.timeout_ms)}")
     if record.wake:
         parts.append("wake")
+    if record.restart_of:
+        parts.append(f"restarted from {sanitize_line(record.restart_of, 20)}")
     return " · ".join(parts)
+
+
+def env_text(record: JobRecord) -> str:
+    """The names of the environment the job was given: never its values."""
+    return ", ".join(sanitize_line(name, 60) for name in record.env_names[:40]) + (
+        f" … {len(record.env_names) - 40} more" if len(record.env_names) > 40 else ""
+    )
 
 
 @dataclass(frozen=True)
@@ -105,7 +115,17 @@ class Detail:
 
 
 # When the pane is short, the fields that stay: outcome and last line first.
-RANK = {"outcome": 0, "last": 1, "title": 2, "owner": 3, "command": 4, "cwd": 5, "flags": 6}
+RANK = {
+    "outcome": 0,
+    "last": 1,
+    "title": 2,
+    "usage": 3,
+    "owner": 4,
+    "command": 5,
+    "cwd": 6,
+    "flags": 7,
+    "env": 8,
+}
 
 
 def detail_of(
@@ -115,8 +135,10 @@ def detail_of(
     peer: bool,
     stopping: Stopping | None = None,
     last: str | None = None,
+    usage: JobUsage | None = None,
 ) -> Detail:
-    """The pane's fields; every string from the record is sanitized to one plain line."""
+    """The pane's fields; every string from the record is sanitized to one plain line.
+    `usage`: what the running job uses (`cpu 12% · mem 85 MiB · 3 procs · listening :5173`)."""
     title = Content.assemble((record.id, "bold"), ("  " + sanitize_line(record.label), "bold"))
     fields: list[Field] = []
 
@@ -131,9 +153,13 @@ def detail_of(
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""
         field("owner", f"another session ({owner}){pid}", COMPONENTS["peer"])
+    if usage is not None and record.running:
+        field("usage", usage_line(usage))
     extra = flags(record)
     if extra:
         field("flags", extra)
+    if record.env_names:
+        field("env", env_text(record))
     line = sanitize_line(record.last_line if last is None else last)
     field("last", line or "no output yet", "" if line else MUTED)
     return Detail(title, tuple(fields))
@@ -259,11 +285,12 @@ class DetailPane(Widget):
         peer: bool,
         stopping: Stopping | None = None,
         last: str | None = None,
+        usage: JobUsage | None = None,
     ) -> bool:
         """Show `record`; True when what the pane shows changed."""
         detail = None
         if record is not None:
-            detail = detail_of(record, now_ms, peer=peer, stopping=stopping, last=last)
+            detail = detail_of(record, now_ms, peer=peer, stopping=stopping, last=last, usage=usage)
         if detail == self.detail:
             return False
         self.detail = detail

@@ -21,12 +21,13 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.format import duration, outcome_line, summary
 from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.resources import JobUsage
 from jobs_tui.engine.results import KillResult
 from jobs_tui.engine.sanitize import sanitize_line
 
@@ -35,7 +36,9 @@ from .confirm import ConfirmScreen
 from .css import stylesheet
 from .detail import DetailPane, Stopping, outcome_text
 from .footer_keys import ApplicableKeys
+from .help import HelpScreen, key_rows
 from .job_rows import JobList, any_running, counts_fingerprint, row_order
+from .list_filter import FilterInput, ListFilter, matches
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
 from .words import plural
@@ -43,6 +46,7 @@ from .words import plural
 POLL_S = 0.2  # how often events are applied and running rows' times repainted
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
+USAGE_S = 1.0  # how often what running jobs use is sampled, while the screen is shown
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
@@ -82,7 +86,7 @@ class KillUnderWay:
 class JobsScreen(ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
-    TRACKED = ("open_log", "kill", "take_over", "clear")
+    TRACKED = ("open_log", "kill", "take_over", "clear", "restart")
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -90,6 +94,10 @@ class JobsScreen(ApplicableKeys, Screen[None]):
     """The selected job's id: the detail pane, the footer's keys and its latest line follow it.
     (No repaint of its own: a repaint of the screen would redraw every widget on each key;
     the watcher refreshes the detail pane, the list its two rows.)"""
+    filter_text: reactive[str] = reactive("", init=False, repaint=False)
+    """The list's filter (`/`): only jobs whose id, label or command contain it are listed."""
+    usage: reactive[dict[str, JobUsage]] = reactive(dict, init=False, repaint=False)
+    """What running jobs use (`JobSource.usage`), sampled once a second while shown."""
 
     DEFAULT_CSS = stylesheet("jobs_screen.tcss")
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
@@ -108,8 +116,26 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         Binding("d,K", "kill", "Kill", id="jobs.kill"),
         Binding("t", "take_over", "Take over", id="jobs.take-over"),
         Binding("x", "clear", "Clear finished", id="jobs.clear"),
+        Binding("r", "restart", "Restart", show=False, id="jobs.restart"),
+        Binding("slash", "filter", "Filter", show=False, key_display="/", id="jobs.filter"),
+        Binding("question_mark", "help", "Keys", key_display="?", id="jobs.help"),
         Binding("q,escape", "close", "Close", id="jobs.close"),
     ]
+    HELP: ClassVar[dict[str, str]] = {
+        "move(-1)": "select the job above",
+        "move(1)": "select the job below",
+        "page": "a page up / down",
+        "first": "the first job",
+        "last": "the last job",
+        "open_log": "open the job's log",
+        "kill": "kill the job (y/N); on a stopping job: SIGKILL now (y/N)",
+        "take_over": "take over another session's running job (y/N)",
+        "clear": "clear this session's finished jobs (y/N)",
+        "restart": "restart the job as a new one (y/N while it runs)",
+        "filter": "filter the list by id, label or command (Esc clears)",
+        "help": "this list of keys",
+        "close": "close (Esc clears a filter first)",
+    }
 
     def __init__(
         self,
@@ -161,6 +187,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 id="jobs-rows",
             )
             yield DetailPane(id="jobs-detail")
+        yield ListFilter(id="jobs-filter")
         yield Footer()
 
     def shown_clock(self) -> float:
@@ -184,9 +211,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self.set_interval(POLL_S, self._poll)
         self.set_interval(LATEST_S, self._read_latest)
         self.set_interval(LATEST_S, self._show_problems)
+        self.set_interval(USAGE_S, self._sample_usage)
         self.refresh_jobs(force=True)
         self._read_latest()
         self._show_problems()
+        self._sample_usage()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -225,7 +254,10 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         resort, self._resort = self._resort, False
         job_list = self.job_list
         if not resort:
-            resort = not all(job_list.update_record(record) for record in news.values())
+            resort = not all(
+                job_list.update_record(record) or not self._listed(record)
+                for record in news.values()
+            )
         if resort:
             self._shown_ms = self.clock()
             index = {r.id: r for r in self._records} | news
@@ -247,9 +279,15 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self.refreshes += 1
         self._show_detail()
 
+    def _listed(self, record: JobRecord) -> bool:
+        return matches(record, self.filter_text)
+
     def _show_rows(self, records: list[JobRecord]) -> None:
         self._records = records
-        self.job_list.set_records(records)
+        shown = [r for r in records if self._listed(r)] if self.filter_text else records
+        self.job_list.set_records(shown)
+        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
+            self.query_one(ListFilter).show_count(len(shown), len(records))
         self.selection = self.job_list.cursor_id
         self._show_summary(records)
         self.set_class(not records, "-empty")
@@ -338,8 +376,10 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         peer = record is not None and not self.source.is_own(record)
         stopping = self.stopping(record) if record is not None else None
         last = self._latest_text(record) if record is not None else None
+        usage = self.usage.get(record.id) if record is not None else None
         detail = self.query_one(DetailPane)
-        if detail.show(record, self.shown_clock(), peer=peer, stopping=stopping, last=last):
+        shown_ms = self.shown_clock()
+        if detail.show(record, shown_ms, peer=peer, stopping=stopping, last=last, usage=usage):
             self._fit_detail()
 
     def on_resize(self) -> None:
@@ -442,6 +482,8 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             return record is not None and not own and record.running
         if action == "clear":
             return any(self.source.is_own(r) and not r.running for r in self._records)
+        if action == "restart":
+            return record is not None and (own or not record.running)
         return True
 
     # -- movement ----------------------------------------------------------------------
@@ -464,7 +506,75 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._selection_changed()
 
     def action_close(self) -> None:
+        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
+            self._close_filter()
+            return
         self.dismiss(None)
+
+    def action_help(self) -> None:
+        rows = key_rows(self.app, list(type(self).BINDINGS), self.HELP)
+        self.app.push_screen(HelpScreen("The job list", rows))
+
+    # -- the list filter (`/`) ---------------------------------------------------------
+    def action_filter(self) -> None:
+        bar = self.query_one(ListFilter)
+        bar.add_class("-open")
+        bar.show_count(len(self.job_list.records), len(self._records))
+        bar.input.focus()
+
+    def _close_filter(self) -> None:
+        bar = self.query_one(ListFilter)
+        bar.remove_class("-open")
+        bar.input.value = ""
+        self.filter_text = ""
+        self.set_focus(None)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "jobs-filter-input":
+            event.stop()
+            self.filter_text = event.value
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "jobs-filter-input":  # keep the filter, give the keys back
+            event.stop()
+            self.set_focus(None)
+
+    def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
+        self._close_filter()
+
+    def watch_filter_text(self) -> None:
+        self._show_rows(self._records)
+
+    # -- what running jobs use ---------------------------------------------------------
+    def _sample_usage(self) -> None:
+        """Once a second while this screen is shown and jobs run; the engine samples off
+        the event loop (one pass over the process table for every job)."""
+        sampler = getattr(self.source, "usage", None)
+        if sampler is None or not self.is_current:
+            return
+        running = [r.id for r in self._records if r.running]
+        if not running:
+            if self.usage:
+                self.usage = {}
+            return
+        self.run_worker(
+            partial(self._fetch_usage, sampler, running),
+            name="usage",
+            group="jobs-usage",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _fetch_usage(
+        self, sampler: Callable[[list[str]], Awaitable[dict[str, JobUsage]]], ids: list[str]
+    ) -> None:
+        try:
+            self.usage = dict(await sampler(ids))
+        except (JobError, OSError):
+            return
+
+    def watch_usage(self) -> None:
+        self._show_detail()
 
     def action_open_log(self) -> None:
         record = self.selected
@@ -607,6 +717,41 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             return
         self.notify(f"Cleared {plural(len(cleared), 'finished job')}.")
         self.refresh_jobs(force=True)
+
+    def action_restart(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        if record.running and not self.source.is_own(record):
+            self.notify(
+                f"{record.id} is another session's job; not restarted (t takes it over).",
+                severity="warning",
+            )
+            return
+        if not record.running:
+            self._run(self._restart(record.id), "Restart")
+            return
+        grace = duration(self.source.config.kill_grace_ms)
+        self._confirm(
+            f"Restart {record.id} ({sanitize_line(record.label, 60)})?",
+            f"It gets SIGTERM (SIGKILL after {grace} if it is still running), then the "
+            "same command starts again as a new job.",
+            "Restart",
+            lambda: self._restart(record.id),
+        )
+
+    async def _restart(self, job_id: str) -> None:
+        """The new job is selected: the user follows the command, not the old id."""
+        try:
+            record = await self.source.restart(job_id)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        self.notify(f"{job_id} restarted as {record.id}.", markup=False)
+        self.refresh_jobs(force=True)
+        self.job_list.select(record.id)
+        self.selection = self.job_list.cursor_id
 
     async def _take_over(self, job_id: str) -> None:
         try:
