@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
@@ -237,8 +237,17 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if getattr(event, "kind", "") != "job-output":
             self._resort = True
 
+    @property
+    def shown(self) -> bool:
+        """On top, or under a dialog (Textual's `is_current` is also true under a full
+        screen such as the log pane, which hides the list entirely)."""
+        stack = self.app.screen_stack
+        if stack and stack[-1] is self:
+            return True
+        return len(stack) > 1 and stack[-2] is self and isinstance(stack[-1], ModalScreen)
+
     def _poll(self) -> None:
-        if not self.is_current:
+        if not self.shown:
             return
         if self._dirty or time.monotonic() - self._reconciled_at >= RECONCILE_S:
             self.refresh_jobs()
@@ -421,7 +430,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         """At most about once a second, and off the event loop: never per frame or key."""
         record = self.selected
         reader = getattr(self.source, "latest_line", None)
-        if record is None or reader is None or not self.is_current:
+        if record is None or reader is None or not self.shown:
             return
         latest = self._latest.get(record.id)
         if latest is not None:
@@ -550,7 +559,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         """Once a second while this screen is shown and jobs run; the engine samples off
         the event loop (one pass over the process table for every job)."""
         sampler = getattr(self.source, "usage", None)
-        if sampler is None or not self.is_current:
+        if sampler is None or not self.shown:
             return
         running = [r.id for r in self._records if r.running]
         if not running:
