@@ -162,6 +162,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._reconciled_at = 0.0
         self._last_tick = 0.0
         self._shown_ms: float | None = None  # the time the rows and the detail show
+        self._usage_due: dict[str, JobUsage] | None = None  # a sample, shown at the next tick
         self._unsubscribe: Callable[[], None] | None = None
         self._kills: dict[str, KillUnderWay] = {}
         self._latest: dict[str, LatestLine] = {}
@@ -284,6 +285,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if not any_running(self._records) or now - self._last_tick < self._tick_ms():
             return
         self._last_tick = self._shown_ms = now
+        self._take_usage()
         self.job_list.refresh()
         self.refreshes += 1
         self._show_detail()
@@ -319,6 +321,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             return
         self._dirty = False
         self._last_tick = self._shown_ms = now
+        self._take_usage()
         if changed:
             self._fingerprint = fingerprint
             self._show_rows(records)
@@ -578,11 +581,21 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self, sampler: Callable[[list[str]], Awaitable[dict[str, JobUsage]]], ids: list[str]
     ) -> None:
         try:
-            self.usage = dict(await sampler(ids))
+            sample = dict(await sampler(ids))
         except (JobError, OSError):
             return
+        if self.usage:  # shown with the tick's repaint, not as a frame of its own
+            self._usage_due = sample
+        else:
+            self.usage = sample
 
-    def watch_usage(self) -> None:
+    def _take_usage(self) -> None:
+        if self._usage_due is not None:
+            due, self._usage_due = self._usage_due, None
+            self.usage = due
+
+    def watch_usage(self, usage: dict[str, JobUsage]) -> None:
+        self.job_list.set_usage(usage)
         self._show_detail()
 
     def action_open_log(self) -> None:

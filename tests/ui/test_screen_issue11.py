@@ -152,3 +152,18 @@ async def test_usage_is_sampled_only_while_the_list_is_shown(log_dir: str):
         before = source.samples
         await pilot.pause(2.2)
         assert source.samples == before
+
+
+async def test_a_wide_list_shows_running_jobs_cpu_and_memory_columns(log_dir: str):
+    source = UsageSource(mixed_records(log_dir))
+    app = Host(lambda: JobsScreen(source, clock=frozen_clock))
+    async with app.run_test(size=(160, 30)) as pilot:
+        assert await until(lambda: source.samples >= 1, 5)
+        await pilot.pause(0.2)
+        rows = {line.split()[1]: line for line in screen_text(app).splitlines()[1:10]}
+        assert "12%" in rows["j8"] and "85 MiB" in rows["j8"], rows["j8"]
+        assert "MiB" not in rows["j6"]  # a finished job uses nothing
+    narrow = Host(lambda: JobsScreen(source, clock=frozen_clock))
+    async with narrow.run_test(size=(60, 20)) as pilot:
+        await pilot.pause(0.5)
+        assert "85 MiB" not in screen_text(narrow).splitlines()[2]  # no room: no columns
