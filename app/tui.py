@@ -26,6 +26,10 @@ class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):
         *(b for b in JobsScreen.BINDINGS if isinstance(b, Binding) and b.id != "jobs.close"),
         Binding("q", "close", "Quit", id="jobs.close"),
     ]
+    HELP: ClassVar[dict[str, str]] = {
+        **JobsScreen.HELP,
+        "close": "quit (y/N when this session's running jobs would be killed)",
+    }
 
     async def action_close(self) -> None:
         await self.app.run_action("quit")

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.content import Content
+from textual.geometry import Region
 from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
-from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome
+from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome, usage_line
 from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.resources import JobUsage
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .css import stylesheet
@@ -82,7 +84,16 @@ def flags(record: JobRecord) -> str:
         parts.append(f"deadline {duration(record.timeout_ms)}")
     if record.wake:
         parts.append("wake")
+    if record.restart_of:
+        parts.append(f"restarted from {sanitize_line(record.restart_of, 20)}")
     return " · ".join(parts)
+
+
+def env_text(record: JobRecord) -> str:
+    """The names of the environment the job was given: never its values."""
+    return ", ".join(sanitize_line(name, 60) for name in record.env_names[:40]) + (
+        f" … {len(record.env_names) - 40} more" if len(record.env_names) > 40 else ""
+    )
 
 
 @dataclass(frozen=True)
@@ -104,7 +115,17 @@ class Detail:
 
 
 # When the pane is short, the fields that stay: outcome and last line first.
-RANK = {"outcome": 0, "last": 1, "title": 2, "owner": 3, "command": 4, "cwd": 5, "flags": 6}
+RANK = {
+    "outcome": 0,
+    "last": 1,
+    "title": 2,
+    "usage": 3,
+    "owner": 4,
+    "command": 5,
+    "cwd": 6,
+    "flags": 7,
+    "env": 8,
+}
 
 
 def detail_of(
@@ -114,8 +135,10 @@ def detail_of(
     peer: bool,
     stopping: Stopping | None = None,
     last: str | None = None,
+    usage: JobUsage | None = None,
 ) -> Detail:
-    """The pane's fields; every string from the record is sanitized to one plain line."""
+    """The pane's fields; every string from the record is sanitized to one plain line.
+    `usage`: what the running job uses (`cpu 12% · mem 85 MiB · 3 procs · listening :5173`)."""
     title = Content.assemble((record.id, "bold"), ("  " + sanitize_line(record.label), "bold"))
     fields: list[Field] = []
 
@@ -130,9 +153,13 @@ def detail_of(
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""
         field("owner", f"another session ({owner}){pid}", COMPONENTS["peer"])
+    if usage is not None and record.running:
+        field("usage", usage_line(usage))
     extra = flags(record)
     if extra:
         field("flags", extra)
+    if record.env_names:
+        field("env", env_text(record))
     line = sanitize_line(record.last_line if last is None else last)
     field("last", line or "no output yet", "" if line else MUTED)
     return Detail(title, tuple(fields))
@@ -161,15 +188,30 @@ def full_height(detail: Detail, width: int) -> int:
     return 1 + sum(len(_wrapped(f, width)) for f in detail.fields)
 
 
+WrapOf = Callable[[Field, int], list[Content]]
+
+
 def fit(detail: Detail, width: int, height: int, style_of: StyleOf = default_style) -> Content:
     """The detail in `width` x `height`: whole when it fits; else outcome and last line
     first, then the title and the other fields, each cut to the rows left (`…`).
 
     Wrapped values continue under the value, not under the label.
     """
+    return Content("\n").join(fit_lines(detail, width, height, style_of))
+
+
+def fit_lines(
+    detail: Detail,
+    width: int,
+    height: int,
+    style_of: StyleOf = default_style,
+    wrap: WrapOf | None = None,
+) -> list[Content]:
+    """`fit`, one Content per row; `wrap(field, width)` may be a cache of `_wrapped`."""
     if width <= 0 or height <= 0:
-        return Content("")
-    wrapped = [_wrapped(f, width, style_of) for f in detail.fields]
+        return [Content("")]
+    wrap = wrap or (lambda field, width: _wrapped(field, width, style_of))
+    wrapped = [wrap(f, width) for f in detail.fields]
     wants: dict[int | str, int] = {"title": 1} | {i: len(w) for i, w in enumerate(wrapped)}
     rows = dict(wants)
     if sum(wants.values()) > height:
@@ -202,17 +244,27 @@ def fit(detail: Detail, width: int, height: int, style_of: StyleOf = default_sty
         label = Content.styled(f"{field.name:<{FIELD_WIDTH}}", MUTED)
         lines.append(label + kept[0])
         lines.extend(Content(" " * FIELD_WIDTH) + piece for piece in kept[1:])
-    return Content("\n").join(lines)
+    return lines
 
 
 NOTHING = Content.styled("Nothing selected.", f"italic {MUTED}")
+
+
+RowKey = tuple[str, tuple[object, ...]]
+
+
+def row_keys(lines: list[Content]) -> list[RowKey]:
+    """Each row's text and styles: what decides whether a row of the pane must be redrawn
+    (`Content ==` compares the text only)."""
+    return [(line.plain, tuple(line.spans)) for line in lines]
 
 
 class DetailPane(Widget):
     """The selected job's fields, fitted to the pane's size; never focused.
 
     `show` is called on selection change and on the screen's tick; it repaints only
-    when something changed.
+    when something changed, and then only the rows that changed (a tick changes the
+    outcome's time: one row, not the pane's every row down to its bottom).
     """
 
     DEFAULT_CSS = stylesheet("detail.tcss")
@@ -221,6 +273,9 @@ class DetailPane(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.detail: Detail | None = None
+        self._drawn: tuple[tuple[int, int], list[RowKey]] | None = None  # size, rows drawn
+        self._fitted_for: tuple[Detail, tuple[int, int], list[Content]] | None = None
+        self._wraps: dict[tuple[Field, int], list[Content]] = {}  # a field's rows, by width
 
     def show(
         self,
@@ -230,26 +285,75 @@ class DetailPane(Widget):
         peer: bool,
         stopping: Stopping | None = None,
         last: str | None = None,
+        usage: JobUsage | None = None,
     ) -> bool:
         """Show `record`; True when what the pane shows changed."""
         detail = None
         if record is not None:
-            detail = detail_of(record, now_ms, peer=peer, stopping=stopping, last=last)
+            detail = detail_of(record, now_ms, peer=peer, stopping=stopping, last=last, usage=usage)
         if detail == self.detail:
             return False
         self.detail = detail
-        self.refresh()
+        self._refresh_changed_rows()
         return True
+
+    def _refresh_changed_rows(self) -> None:
+        """Refresh the rows whose text or style changed since the last render; all of them
+        when the size changed, nothing was drawn yet or nothing is selected."""
+        drawn, size = self._drawn, (self.content_size.width, self.content_size.height)
+        if drawn is None or drawn[0] != size or self.detail is None or not self.is_mounted:
+            self.refresh()
+            return
+        new = row_keys(self._fitted(*size))
+        old = drawn[1]
+        width = size[0]
+        rows = [
+            Region(0, y, width, 1)
+            for y in range(min(size[1], max(len(old), len(new))))
+            if (old[y] if y < len(old) else None) != (new[y] if y < len(new) else None)
+        ]
+        if rows:
+            self.refresh(*rows)
 
     def wanted_height(self, width: int) -> int:
         """Rows the whole detail would take at content width `width`."""
-        return 1 if self.detail is None else full_height(self.detail, width)
+        if self.detail is None:
+            return 1
+        return 1 + sum(len(self._wrap(field, width)) for field in self.detail.fields)
 
     def render(self) -> Content:
         if self.detail is None:
+            self._drawn = None
             return NOTHING
-        width, height = self.content_size
-        return fit(self.detail, width, height, self._component_style)
+        size = (self.content_size.width, self.content_size.height)
+        lines = self._fitted(*size)
+        self._drawn = (size, row_keys(lines))
+        return Content("\n").join(lines)
+
+    def _fitted(self, width: int, height: int) -> list[Content]:
+        """The rows of the detail at this size (kept for the render that follows a show)."""
+        assert self.detail is not None
+        cached = self._fitted_for
+        if cached is not None and cached[0] is self.detail and cached[1] == (width, height):
+            return cached[2]
+        lines = fit_lines(self.detail, width, height, self._component_style, self._wrap)
+        self._fitted_for = (self.detail, (width, height), lines)
+        return lines
+
+    def _wrap(self, field: Field, width: int) -> list[Content]:
+        """A field's wrapped rows, kept: a tick changes the outcome, not the command."""
+        key = (field, width)
+        rows = self._wraps.get(key)
+        if rows is None:
+            if len(self._wraps) > 64:
+                self._wraps.clear()
+            rows = self._wraps[key] = _wrapped(field, width, self._component_style)
+        return rows
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._wraps.clear()  # the component classes' colours may have changed
+        self._fitted_for = None
 
     def _component_style(self, component: str) -> VisualStyle:
         """The component's colour and text style, without a background (the pane's shows)."""

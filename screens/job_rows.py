@@ -19,8 +19,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from jobs_tui.engine.format import duration, elapsed_ms, glyph
+from jobs_tui.engine.format import duration, elapsed_ms, glyph, memory
 from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.resources import JobUsage
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .css import stylesheet
@@ -30,6 +31,16 @@ ELAPSED_COLUMNS = 7
 PEER_TAG = " peer"
 STOPPING_TAG = " stopping"
 MIN_LABEL = 6
+USAGE_COLUMNS = 15  # ` 12% 85.0 MiB`: cpu and memory of running jobs, in wide lists
+USAGE_MIN_LABEL = 24  # the columns show only while the label keeps at least this much
+
+
+def usage_cells(usage: JobUsage | None) -> str:
+    """` cpu%  memory`, right-aligned in USAGE_COLUMNS cells (blank without a sample)."""
+    if usage is None:
+        return " " * USAGE_COLUMNS
+    cpu = "–" if usage.cpu_percent is None else f"{usage.cpu_percent:.0f}%"
+    return f" {cpu:>5} {memory(usage.rss_bytes):>8}"[-USAGE_COLUMNS:].rjust(USAGE_COLUMNS)
 
 
 def fit(text: str, width: int) -> str:
@@ -91,6 +102,8 @@ class JobList(ScrollView, can_focus=False):
         self._index: dict[str, int] = {}
         self._labels: dict[tuple[str, str], str] = {}
         self._styles: dict[str, Style] = {}
+        self._base: Style | None = None  # the widget's own rich style, kept between rows
+        self.usage: dict[str, JobUsage] = {}  # what running jobs use: columns in wide lists
         self._id_width = 3
         self._tag_width = 0
 
@@ -132,6 +145,16 @@ class JobList(ScrollView, can_focus=False):
         if shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
             self.refresh_lines(index)
         return True
+
+    def set_usage(self, usage: dict[str, JobUsage]) -> None:
+        """New samples; the rows are repainted only when the list is wide enough to show them."""
+        self.usage = usage
+        if self.records and self._usage_shown(self.scrollable_content_region.width):
+            self.refresh()
+
+    def _usage_shown(self, width: int) -> bool:
+        label = width - (3 + self._id_width + 2) - (1 + ELAPSED_COLUMNS) - self._tag_width - 1
+        return bool(self.usage) and label - USAGE_COLUMNS >= USAGE_MIN_LABEL
 
     def _tag(self, record: JobRecord) -> str:
         """` stopping` while a kill is under way, ` peer` for another session's job."""
@@ -214,7 +237,9 @@ class JobList(ScrollView, can_focus=False):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base
+        if base is None:  # computed from every ancestor's background: once, not per row
+            base = self._base = self.rich_style
         index = round(self.scroll_y) + y
         if not self.records:
             if y == 1:
@@ -232,6 +257,7 @@ class JobList(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._base = None
 
     def _fg(self, name: str) -> Style:
         """A component's colour and text style without its background, to lay over a row."""
@@ -253,6 +279,9 @@ class JobList(ScrollView, can_focus=False):
         stopping = self._stopping(record)
         id_width, tag_width = self._id_width, self._tag_width
         label_width = width - (3 + id_width + 2) - (1 + ELAPSED_COLUMNS) - tag_width - 1
+        columns = self._usage_shown(width)
+        if columns:
+            label_width -= USAGE_COLUMNS
         took = duration(elapsed_ms(record, self._clock()))
         state = "stopping" if stopping else record.status.value
         status_style = component(f"job-list--{state}")
@@ -264,6 +293,9 @@ class JobList(ScrollView, can_focus=False):
         ]
         if label_width >= MIN_LABEL:
             segments.append(Segment(fit(self._label(record), label_width), base))
+            if columns:
+                used = self.usage.get(record.id) if record.running else None
+                segments.append(Segment(usage_cells(used), base + component("job-list--muted")))
             segments.append(Segment(f" {took:>{ELAPSED_COLUMNS}}", took_style))
         else:  # too narrow for both: the label gets what is left
             segments.append(Segment(fit(self._label(record), width - 3 - id_width - 2), base))

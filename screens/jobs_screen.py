@@ -19,23 +19,24 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
-from textual.worker import Worker, WorkerState
+from textual.widgets import Footer, Input, Static
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.format import duration, outcome_line, summary
+from jobs_tui.engine.format import summary
 from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.results import KillResult
+from jobs_tui.engine.resources import JobUsage
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .chips import StatusChips
-from .confirm import ConfirmScreen
 from .css import stylesheet
-from .detail import DetailPane, Stopping, outcome_text
+from .detail import DetailPane, Stopping
 from .footer_keys import ApplicableKeys
+from .help import HelpScreen, key_rows
+from .job_actions import JobActions, KillUnderWay
 from .job_rows import JobList, any_running, counts_fingerprint, row_order
+from .list_filter import FilterInput, ListFilter, matches
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
 from .words import plural
@@ -43,21 +44,10 @@ from .words import plural
 POLL_S = 0.2  # how often events are applied and running rows' times repainted
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
+USAGE_S = 1.0  # how often what running jobs use is sampled, while the screen is shown
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
-
-
-def kill_note(result: KillResult, now_ms: float) -> str:
-    """`■ j3 build · killed · SIGKILL · 5.1s · SIGKILL after the grace · 4 processes`."""
-    line = sanitize_line(outcome_line(result.job, now_ms), 300)
-    if result.escalated:
-        line += " · SIGKILL after the grace"
-    if result.processes:
-        line += f" · {plural(result.processes, 'process', 'processes')}"
-    if result.note:
-        line += f" ({sanitize_line(result.note, 200)})"
-    return line
 
 
 @dataclass(frozen=True)
@@ -69,25 +59,21 @@ class LatestLine:
     finished_at: int | None  # the record's, when read: a finished job's line is final
 
 
-@dataclass
-class KillUnderWay:
-    """This session's kill of one job: shown as `stopping` before the record says so."""
-
-    since: float
-    signal: str
-    calls: int = 0  # kill calls still waiting (a SIGKILL now may join a SIGTERM)
-    reported: bool = False  # the job's end was announced once
-
-
-class JobsScreen(ApplicableKeys, Screen[None]):
+class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
-    TRACKED = ("open_log", "kill", "take_over", "clear")
+    TRACKED = ("open_log", "kill", "take_over", "clear", "restart")
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
-    selection: reactive[str | None] = reactive(None, init=False)
-    """The selected job's id: the detail pane, the footer's keys and its latest line follow it."""
+    selection: reactive[str | None] = reactive(None, init=False, repaint=False)
+    """The selected job's id: the detail pane, the footer's keys and its latest line follow it.
+    (No repaint of its own: a repaint of the screen would redraw every widget on each key;
+    the watcher refreshes the detail pane, the list its two rows.)"""
+    filter_text: reactive[str] = reactive("", init=False, repaint=False)
+    """The list's filter (`/`): only jobs whose id, label or command contain it are listed."""
+    usage: reactive[dict[str, JobUsage]] = reactive(dict, init=False, repaint=False)
+    """What running jobs use (`JobSource.usage`), sampled once a second while shown."""
 
     DEFAULT_CSS = stylesheet("jobs_screen.tcss")
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
@@ -106,8 +92,26 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         Binding("d,K", "kill", "Kill", id="jobs.kill"),
         Binding("t", "take_over", "Take over", id="jobs.take-over"),
         Binding("x", "clear", "Clear finished", id="jobs.clear"),
+        Binding("r", "restart", "Restart", show=False, id="jobs.restart"),
+        Binding("slash", "filter", "Filter", show=False, key_display="/", id="jobs.filter"),
+        Binding("question_mark", "help", "Keys", key_display="?", id="jobs.help"),
         Binding("q,escape", "close", "Close", id="jobs.close"),
     ]
+    HELP: ClassVar[dict[str, str]] = {
+        "move(-1)": "select the job above",
+        "move(1)": "select the job below",
+        "page": "a page up / down",
+        "first": "the first job",
+        "last": "the last job",
+        "open_log": "open the job's log",
+        "kill": "kill the job (y/N); on a stopping job: SIGKILL now (y/N)",
+        "take_over": "take over another session's running job (y/N)",
+        "clear": "clear this session's finished jobs (y/N)",
+        "restart": "restart the job as a new one (y/N while it runs)",
+        "filter": "filter the list by id, label or command (Esc clears)",
+        "help": "this list of keys",
+        "close": "close (Esc clears a filter first)",
+    }
 
     def __init__(
         self,
@@ -133,11 +137,14 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._resort = False  # a start or a finish among them: rows move, counts change
         self._reconciled_at = 0.0
         self._last_tick = 0.0
+        self._shown_ms: float | None = None  # the time the rows and the detail show
+        self._usage_due: dict[str, JobUsage] | None = None  # a sample, shown at the next tick
         self._unsubscribe: Callable[[], None] | None = None
         self._kills: dict[str, KillUnderWay] = {}
         self._latest: dict[str, LatestLine] = {}
         self._latest_soon: Timer | None = None
         self._detail_height: int | str | None = None
+        self._summary_text: str | None = None
         self._pruned_seen: int | None = None  # prunes before the screen opened are not news
         self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
 
@@ -150,14 +157,23 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 yield StatusChips(self.source, id="jobs-chips")
         with Container(id="jobs-body"):
             yield JobList(
-                self.clock,
+                self.shown_clock,
                 self.source.is_own,
                 stopping=lambda record: self.stopping(record) is not None,
                 empty_text=self.empty_text,
                 id="jobs-rows",
             )
             yield DetailPane(id="jobs-detail")
+        yield ListFilter(id="jobs-filter")
         yield Footer()
+
+    def shown_clock(self) -> float:
+        """The time the rows and the detail pane show: the clock as of the list's last tick.
+
+        The elapsed times move once a tick (`repaint_ms`), together, instead of with every
+        output event (which would redraw the detail pane five times a second); a moved
+        cursor repaints its rows with the same time as the rest of the list."""
+        return self.clock() if self._shown_ms is None else self._shown_ms
 
     @property
     def job_list(self) -> JobList:
@@ -172,9 +188,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self.set_interval(POLL_S, self._poll)
         self.set_interval(LATEST_S, self._read_latest)
         self.set_interval(LATEST_S, self._show_problems)
+        self.set_interval(USAGE_S, self._sample_usage)
         self.refresh_jobs(force=True)
         self._read_latest()
         self._show_problems()
+        self._sample_usage()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -196,8 +214,17 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if getattr(event, "kind", "") != "job-output":
             self._resort = True
 
+    @property
+    def shown(self) -> bool:
+        """On top, or under a dialog (Textual's `is_current` is also true under a full
+        screen such as the log pane, which hides the list entirely)."""
+        stack = self.app.screen_stack
+        if stack and stack[-1] is self:
+            return True
+        return len(stack) > 1 and stack[-2] is self and isinstance(stack[-1], ModalScreen)
+
     def _poll(self) -> None:
-        if not self.is_current:
+        if not self.shown:
             return
         if self._dirty or time.monotonic() - self._reconciled_at >= RECONCILE_S:
             self.refresh_jobs()
@@ -213,8 +240,12 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         resort, self._resort = self._resort, False
         job_list = self.job_list
         if not resort:
-            resort = not all(job_list.update_record(record) for record in news.values())
+            resort = not all(
+                job_list.update_record(record) or not self._listed(record)
+                for record in news.values()
+            )
         if resort:
+            self._shown_ms = self.clock()
             index = {r.id: r for r in self._records} | news
             records = sorted(index.values(), key=row_order)
             self._fingerprint = (counts_fingerprint(records), self._pruned())
@@ -229,14 +260,21 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         now = self.clock()
         if not any_running(self._records) or now - self._last_tick < self._tick_ms():
             return
-        self._last_tick = now
+        self._last_tick = self._shown_ms = now
+        self._take_usage()
         self.job_list.refresh()
         self.refreshes += 1
         self._show_detail()
 
+    def _listed(self, record: JobRecord) -> bool:
+        return matches(record, self.filter_text)
+
     def _show_rows(self, records: list[JobRecord]) -> None:
         self._records = records
-        self.job_list.set_records(records)
+        shown = [r for r in records if self._listed(r)] if self.filter_text else records
+        self.job_list.set_records(shown)
+        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
+            self.query_one(ListFilter).show_count(len(shown), len(records))
         self.selection = self.job_list.cursor_id
         self._show_summary(records)
         self.set_class(not records, "-empty")
@@ -258,7 +296,8 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         if not (changed or tick_due):
             return
         self._dirty = False
-        self._last_tick = now
+        self._last_tick = self._shown_ms = now
+        self._take_usage()
         if changed:
             self._fingerprint = fingerprint
             self._show_rows(records)
@@ -305,9 +344,11 @@ class JobsScreen(ApplicableKeys, Screen[None]):
                 markup=False,
             )
         self._pruned_seen = pruned
-        self.query_one("#jobs-summary", Static).update(
-            Content.styled(text, "$text-muted"), layout=False
-        )
+        if text != self._summary_text:  # an unchanged summary is not redrawn
+            self._summary_text = text
+            self.query_one("#jobs-summary", Static).update(
+                Content.styled(text, "$text-muted"), layout=False
+            )
 
     def stopping(self, record: JobRecord) -> Stopping | None:
         """A kill under way: this session's (known at once), or the one the record names."""
@@ -323,8 +364,10 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         peer = record is not None and not self.source.is_own(record)
         stopping = self.stopping(record) if record is not None else None
         last = self._latest_text(record) if record is not None else None
+        usage = self.usage.get(record.id) if record is not None else None
         detail = self.query_one(DetailPane)
-        if detail.show(record, self.clock(), peer=peer, stopping=stopping, last=last):
+        shown_ms = self.shown_clock()
+        if detail.show(record, shown_ms, peer=peer, stopping=stopping, last=last, usage=usage):
             self._fit_detail()
 
     def on_resize(self) -> None:
@@ -366,7 +409,7 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         """At most about once a second, and off the event loop: never per frame or key."""
         record = self.selected
         reader = getattr(self.source, "latest_line", None)
-        if record is None or reader is None or not self.is_current:
+        if record is None or reader is None or not self.shown:
             return
         latest = self._latest.get(record.id)
         if latest is not None:
@@ -427,6 +470,8 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             return record is not None and not own and record.running
         if action == "clear":
             return any(self.source.is_own(r) and not r.running for r in self._records)
+        if action == "restart":
+            return record is not None and (own or not record.running)
         return True
 
     # -- movement ----------------------------------------------------------------------
@@ -449,7 +494,85 @@ class JobsScreen(ApplicableKeys, Screen[None]):
         self._selection_changed()
 
     def action_close(self) -> None:
+        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
+            self._close_filter()
+            return
         self.dismiss(None)
+
+    def action_help(self) -> None:
+        rows = key_rows(self.app, list(type(self).BINDINGS), self.HELP)
+        self.app.push_screen(HelpScreen("The job list", rows))
+
+    # -- the list filter (`/`) ---------------------------------------------------------
+    def action_filter(self) -> None:
+        bar = self.query_one(ListFilter)
+        bar.add_class("-open")
+        bar.show_count(len(self.job_list.records), len(self._records))
+        bar.input.focus()
+
+    def _close_filter(self) -> None:
+        bar = self.query_one(ListFilter)
+        bar.remove_class("-open")
+        bar.input.value = ""
+        self.filter_text = ""
+        self.set_focus(None)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "jobs-filter-input":
+            event.stop()
+            self.filter_text = event.value
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "jobs-filter-input":  # keep the filter, give the keys back
+            event.stop()
+            self.set_focus(None)
+
+    def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
+        self._close_filter()
+
+    def watch_filter_text(self) -> None:
+        self._show_rows(self._records)
+
+    # -- what running jobs use ---------------------------------------------------------
+    def _sample_usage(self) -> None:
+        """Once a second while this screen is shown and jobs run; the engine samples off
+        the event loop (one pass over the process table for every job)."""
+        sampler = getattr(self.source, "usage", None)
+        if sampler is None or not self.shown:
+            return
+        running = [r.id for r in self._records if r.running]
+        if not running:
+            if self.usage:
+                self.usage = {}
+            return
+        self.run_worker(
+            partial(self._fetch_usage, sampler, running),
+            name="usage",
+            group="jobs-usage",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _fetch_usage(
+        self, sampler: Callable[[list[str]], Awaitable[dict[str, JobUsage]]], ids: list[str]
+    ) -> None:
+        try:
+            sample = dict(await sampler(ids))
+        except (JobError, OSError):
+            return
+        if self.usage:  # shown with the tick's repaint, not as a frame of its own
+            self._usage_due = sample
+        else:
+            self.usage = sample
+
+    def _take_usage(self) -> None:
+        if self._usage_due is not None:
+            due, self._usage_due = self._usage_due, None
+            self.usage = due
+
+    def watch_usage(self, usage: dict[str, JobUsage]) -> None:
+        self.job_list.set_usage(usage)
+        self._show_detail()
 
     def action_open_log(self) -> None:
         record = self.selected
@@ -457,147 +580,3 @@ class JobsScreen(ApplicableKeys, Screen[None]):
             self.notify("No job selected.", severity="warning")
             return
         self.app.push_screen(LogScreen(self.source, record.id, clock=self.clock))
-
-    # -- destructive verbs, each behind a y/N ------------------------------------------
-    def action_kill(self) -> None:
-        record = self.selected
-        if record is None:
-            self.notify("No job selected.", severity="warning")
-            return
-        if not self.source.is_own(record):
-            self.notify(f"{record.id} is another session's job; not killed.", severity="warning")
-            return
-        if not record.running:
-            self.notify(
-                f"{record.id} has already finished ({outcome_text(record, self.clock())}); "
-                "nothing to kill.",
-                markup=False,
-            )
-            return
-        label = sanitize_line(record.label, 60)
-        stopping = self.stopping(record)
-        if stopping is not None:
-            ago = duration(self.clock() - stopping.since)
-            sent = f"{stopping.signal or 'A kill'} was sent {ago} ago"
-            self._confirm(
-                f"{record.id} ({label}) is stopping. SIGKILL now?",
-                f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.",
-                "Kill job",
-                lambda: self._kill(record.id, "SIGKILL"),
-            )
-            return
-        grace = duration(self.source.config.kill_grace_ms)
-        self._confirm(
-            f"Kill {record.id} ({label})?",
-            f"It gets SIGTERM, then SIGKILL after {grace} if it is still running.",
-            "Kill job",
-            lambda: self._kill(record.id, "SIGTERM"),
-        )
-
-    def action_clear(self) -> None:
-        finished = [r for r in self.source.jobs(include_peers=False) if not r.running]
-        if not finished:
-            self.notify("No finished jobs of this session to clear.")
-            return
-        unreported = len(self.source.pending_reports())
-        detail = "Running jobs and other sessions' jobs are left alone."
-        if unreported:
-            detail = (
-                f"{plural(unreported, 'unreported result')} would be dropped "
-                f"before anyone has seen {'it' if unreported == 1 else 'them'}. {detail}"
-            )
-        self._confirm(
-            f"Clear {plural(len(finished), 'finished job')}?", detail, "Clear", self._clear
-        )
-
-    def action_take_over(self) -> None:
-        record = self.selected
-        if record is None:
-            self.notify("No job selected.", severity="warning")
-            return
-        if self.source.is_own(record):
-            self.notify(f"{record.id} is already this session's job.")
-            return
-        if not record.running:
-            self.notify(f"{record.id} has finished; only a running job can be taken over.")
-            return
-        owner = sanitize_line(record.session_id, 40)
-        ends = "" if record.detached else " and ends when this session ends"
-        self._confirm(
-            f"Take over {record.id} ({sanitize_line(record.label, 60)})?",
-            f"It moves from session {owner} to this one{ends}.",
-            "Take over",
-            lambda: self._take_over(record.id),
-        )
-
-    def _confirm(
-        self, question: str, detail: str, title: str, on_yes: Callable[[], Awaitable[None]]
-    ) -> None:
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._run(on_yes(), title)
-
-        self.app.push_screen(ConfirmScreen(question, detail, title=title), answered)
-
-    # -- workers -----------------------------------------------------------------------
-    def _run(self, work: Awaitable[None], what: str) -> Worker[None]:
-        return self.run_worker(work, name=what, group="jobs-actions", exit_on_error=False)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A failure the engine did not phrase is still reported; the host keeps running."""
-        if event.state is WorkerState.ERROR and event.worker.group == "jobs-actions":
-            self.notify(
-                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
-                severity="error",
-                markup=False,
-            )
-
-    async def _kill(self, job_id: str, signal: str) -> None:
-        """One kill call; while it waits out the grace the row says `stopping`.
-
-        A SIGKILL now joins a SIGTERM under way: the job's end is announced once, and
-        neither call reports it as "already finished".
-        """
-        kill = self._kills.get(job_id)
-        if kill is None:
-            kill = self._kills[job_id] = KillUnderWay(self.clock(), signal)
-        if kill.signal != signal:  # SIGKILL now: say when it was sent
-            kill.since, kill.signal = self.clock(), signal
-        kill.calls += 1
-        self.refresh_jobs(force=True)
-        try:
-            result = await self.source.kill(job_id, signal)
-        except JobError as exc:
-            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
-            return
-        finally:
-            kill.calls -= 1
-            if kill.calls <= 0:
-                self._kills.pop(job_id, None)
-            self.refresh_jobs(force=True)
-        if kill.reported:
-            return
-        if result.signalled and not result.job.running:
-            kill.reported = True
-            self.notify(kill_note(result, self.clock()), title="Killed", markup=False)
-        elif result.note and (result.signalled or not kill.calls):
-            # "had already finished" is news only when no other kill of ours ended it
-            self.notify(sanitize_line(result.note, 300), markup=False)
-
-    async def _clear(self) -> None:
-        try:
-            cleared = await self.source.clear()
-        except JobError as exc:
-            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
-            return
-        self.notify(f"Cleared {plural(len(cleared), 'finished job')}.")
-        self.refresh_jobs(force=True)
-
-    async def _take_over(self, job_id: str) -> None:
-        try:
-            record = await self.source.adopt(job_id)
-        except JobError as exc:
-            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
-            return
-        self.notify(f"{record.id} is now this session's job.")
-        self.refresh_jobs(force=True)

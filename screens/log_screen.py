@@ -27,14 +27,17 @@ from jobs_tui.engine.sanitize import sanitize_line
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
+from .help import HelpScreen, key_rows
+from .list_filter import FilterInput, ListFilter
 from .log_follow import Follower
 from .log_header import OpenedTail, sub_content, tail_note, title_content
-from .log_view import LogView
+from .log_view import LogView, plain_of
 from .send_bar import SendBar
 from .source import Clock, JobSource, wall_clock
 from .words import plural
 
 POLL_S = 0.1
+FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every line)"
 TAIL_LINES = 2000  # what the engine returns at most in one read
 
 
@@ -55,6 +58,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """Why the log cannot be shown (sanitized), instead of the pane's state."""
     skipped: reactive[int] = reactive(0, init=False)
     """Bytes passed over to keep up with a writer faster than the screen."""
+    times: reactive[bool] = reactive(False, init=False)
+    """Each line's time beside it (`T`), from the engine's time index."""
+    filter_text: reactive[str] = reactive("", init=False)
+    """Filter mode (`&`): only the lines containing it are shown (smart case)."""
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -74,8 +81,28 @@ class LogScreen(ApplicableKeys, Screen[None]):
         Binding("N", "match(-1)", "Previous", id="log.previous"),
         Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
         Binding("i", "send", "Send a line", id="log.send"),
+        Binding("T", "toggle_times", "Times", show=False, id="log.times"),
+        Binding("ampersand", "filter", "Filter", show=False, key_display="&", id="log.filter"),
+        Binding("question_mark", "help", "Keys", key_display="?", id="log.help"),
         Binding("q,escape,backspace", "back", "Back", id="log.back"),
     ]
+    HELP: ClassVar[dict[str, str]] = {
+        "scroll(-1)": "scroll up (pauses following)",
+        "scroll(1)": "scroll down",
+        "page": "a page up / down",
+        "top": "the top of the loaded log",
+        "follow": "follow the tail again",
+        "pan": "scroll long lines sideways",
+        "find": "find (smart case)",
+        "match(1)": "next match",
+        "match(-1)": "previous match",
+        "toggle_wrap": "wrap long lines (again: unwrap)",
+        "send": "type a line for the job's stdin",
+        "toggle_times": "show when each line was written (again: hide)",
+        "filter": "show only the lines that contain a text (Esc: all lines)",
+        "help": "this list of keys",
+        "back": "back to the list (closes find or a filter first)",
+    }
 
     def __init__(
         self,
@@ -106,8 +133,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
         yield Static(id="jobs-log-title")
         yield Static(id="jobs-log-sub")
         yield LogView(self.max_lines, id="jobs-log-view")
+        yield LogView(self.max_lines, id="jobs-log-filtered", classes="-hidden")
         yield Static(id="jobs-new-lines")
         yield FindBar(id="jobs-find-bar")
+        yield ListFilter("&", FILTER_PLACEHOLDER, id="jobs-line-filter")
         record = self._get()
         if record is not None and self._can_send(record):
             yield SendBar(self.job_id, id="jobs-send-bar")
@@ -115,7 +144,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
 
     @property
     def view(self) -> LogView:
-        return self.query_one(LogView)
+        """The view on screen: every line, or in filter mode only the matching ones."""
+        return self.query_one(
+            "#jobs-log-filtered" if self.filter_text else "#jobs-log-view", LogView
+        )
+
+    @property
+    def main_view(self) -> LogView:
+        """Every line held (the filter view is rebuilt from it)."""
+        return self.query_one("#jobs-log-view", LogView)
 
     @property
     def find_bar(self) -> FindBar:
@@ -143,14 +180,18 @@ class LogScreen(ApplicableKeys, Screen[None]):
             self._fail(f"{self.job_id} is no longer in the job table.")
             return
         try:
-            result = await self.source.logs(self.job_id, lines=self.tail_lines, keep_sgr=True)
+            result = await self.source.logs(
+                self.job_id, lines=self.tail_lines, keep_sgr=True, timestamps=True
+            )
             lines = list(result.lines)
+            times: list[int | None] = list(getattr(result, "times", None) or [])
             partial = getattr(result, "partial_bytes", 0)
             position = getattr(result, "position", None)
             if position is not None and 0 < partial <= position:
                 # the unfinished last line is the follower's: it re-reads its bytes, so what
                 # comes next joins it exactly as a fresh open would show it
                 lines = lines[:-1]
+                self.main_view.partial_time = times[len(lines)] if len(times) > len(lines) else None
                 log = self.source.follow(self.job_id, position - partial)
             elif position is not None:  # continue exactly where the tail ended
                 log, partial = self.source.follow(self.job_id, position), 0
@@ -162,7 +203,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._follower = Follower(log, partial)
         self.log_path = result.log_file
         self._tail = OpenedTail.of(result)
-        self.view.load(lines)
+        self.main_view.load(lines, times[: len(lines)] if len(times) >= len(lines) else None)
         self.loaded = True
         self._poll()  # the unfinished line, at once
         self.view.follow_end()
@@ -176,14 +217,26 @@ class LogScreen(ApplicableKeys, Screen[None]):
             return
         batch = self._follower.poll()
         self.skipped += batch.skipped
-        if batch.lines or batch.partial != self.view.partial or batch.skipped:
-            dropped = self.view.append(batch.lines, batch.partial)
+        main = self.main_view
+        if batch.lines or batch.partial != main.partial or batch.skipped:
+            # lines that arrive now are dated now (the index dates the tail read at open)
+            stamp = int(self.clock())
+            if batch.partial and not main.partial:
+                main.partial_time = stamp
+            dropped = main.append(batch.lines, batch.partial, [stamp] * len(batch.lines))
+            if not batch.partial:
+                main.partial_time = None
+            arrived = len(batch.lines)
+            if self.filter_text:
+                picked = [line for line in batch.lines if self._shows(line)]
+                dropped = self.view.append(picked, "", [stamp] * len(picked))
+                arrived = len(picked)
             if self.following:
                 self.view.follow_end()
             else:
                 if dropped:
                     self.view.jump(self.view.scroll_y - dropped)
-                self.new_lines += len(batch.lines)
+                self.new_lines += arrived
             if self.view.query_text:
                 self._show_count()
             self._show_sub()
@@ -259,7 +312,12 @@ class LogScreen(ApplicableKeys, Screen[None]):
         tail = self._tail
         if self._record is not None:  # output lost since the open (a full disk) is named now
             tail = dataclasses.replace(tail, note=lost_note(self._record))
-        return tail_note(tail, view.line_count + bool(view.partial), view.base)
+        main = self.main_view
+        note = tail_note(tail, main.line_count + bool(main.partial), main.base)
+        if self.filter_text:
+            shown = plural(view.line_count, "line")
+            note = f"{shown} with {self.filter_text!r}" + (f" · {note}" if note else "")
+        return note
 
     def watch_following(self) -> None:
         self._show_sub()
@@ -316,9 +374,59 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.wrap = not self.wrap
 
     def watch_wrap(self, wrap: bool) -> None:
-        self.view.wrap = wrap
+        for view in self.query(LogView):
+            view.wrap = wrap
         if self.following:
             self.view.follow_end()
+        self._show_sub()
+
+    def action_toggle_times(self) -> None:
+        self.times = not self.times
+
+    def watch_times(self, times: bool) -> None:
+        for view in self.query(LogView):
+            view.show_times = times
+        if self.following:
+            self.view.follow_end()
+
+    def action_help(self) -> None:
+        rows = key_rows(self.app, list(type(self).BINDINGS), self.HELP)
+        self.app.push_screen(HelpScreen("The log pane", rows))
+
+    # -- filter mode (`&`): only the lines that match ------------------------------------
+    def _shows(self, line: str) -> bool:
+        text = self.filter_text
+        plain = plain_of(line)
+        return text in (plain.lower() if text == text.lower() else plain)
+
+    def action_filter(self) -> None:
+        bar = self.query_one(ListFilter)
+        bar.add_class("-open")
+        bar.input.focus()
+
+    def _close_filter(self) -> None:
+        bar = self.query_one(ListFilter)
+        bar.remove_class("-open")
+        bar.input.value = ""
+        self.filter_text = ""
+        self.set_focus(None)
+
+    def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
+        self._close_filter()
+
+    def watch_filter_text(self, text: str) -> None:
+        main = self.main_view
+        filtered = self.query_one("#jobs-log-filtered", LogView)
+        if text:
+            lines, times = main.matching(text)
+            filtered.load(lines, times)
+            self.query_one(ListFilter).show_count(len(lines), main.line_count)
+        main.set_class(bool(text), "-hidden")
+        filtered.set_class(not text, "-hidden")
+        self.new_lines = 0
+        self.following = True
+        self.view.search(self.find_bar.input.value, near_line=None)
+        self.view.follow_end()
         self._show_sub()
 
     # -- find --------------------------------------------------------------------------
@@ -369,14 +477,16 @@ class LogScreen(ApplicableKeys, Screen[None]):
         bars.first().input.focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "jobs-find-input":
+        if event.input.id == "jobs-line-filter-input":
+            self.filter_text = event.value
+        elif event.input.id == "jobs-find-input":
             self.view.search(event.value, near_line=self.view.bottom_line())
             self._goto_current_match()
             self._show_count()
             self._update_bindings()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "jobs-find-input":
+        if event.input.id in ("jobs-find-input", "jobs-line-filter-input"):
             self.set_focus(None)
         elif event.input.id == "jobs-send-input":
             event.input.value = ""
@@ -411,6 +521,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
             return
         if self.find_bar.has_class("-open"):
             self._close_find()
+            return
+        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
+            self._close_filter()
             return
         self.dismiss(None)
 

@@ -12,6 +12,7 @@ splitting a wide character.
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_right
 from typing import ClassVar
 
@@ -30,6 +31,15 @@ from .css import stylesheet
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 TEXT_CACHE = 512
+TIME_COLUMNS = 9  # `12:03:04 ` beside each line with `T`
+NO_TIME = "--:--:-- "
+
+
+def time_text(ms: int | None) -> str:
+    """The wall-clock time a line was written, local, to the second (`--:--:--` unknown)."""
+    if ms is None:
+        return NO_TIME
+    return time.strftime("%H:%M:%S ", time.localtime(ms / 1000))
 
 
 def plain_of(line: str) -> str:
@@ -76,18 +86,25 @@ class LogView(ScrollView, can_focus=False):
         "log-view--match",
         "log-view--current-match",
         "log-view--partial",
+        "log-view--time",
     }
 
     wrap: reactive[bool] = reactive(False, init=False)
     """Long lines continue on the next rows instead of running off to the right."""
+    show_times: reactive[bool] = reactive(False, init=False)
+    """Each line's time (when it was written) in a column beside it (`T`)."""
 
     class ScrolledUp(Message):
         """The user moved the view up (wheel, scrollbar): the screen pauses following."""
 
-    def __init__(self, max_lines: int = 10_000, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(
+        self, max_lines: int = 10_000, *, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(id=id, classes=classes)
         self.max_lines = max(1, max_lines)
         self._lines: list[str] = []
+        self._times: list[int | None] = []  # wall-clock ms each line was written, if known
+        self.partial_time: int | None = None
         self._plain: list[str] = []
         self._cells: list[int] = []
         self.base = 0  # absolute number of the first line held
@@ -124,16 +141,25 @@ class LogView(ScrollView, can_focus=False):
         """Plain text of every line: the complete ones and the unfinished one, if any."""
         return [*self._plain, self._partial_plain] if self.partial else list(self._plain)
 
-    def load(self, lines: list[str]) -> None:
+    def matching(self, text: str) -> tuple[list[str], list[int | None]]:
+        """The complete lines held whose text contains `text` (smart case), with their times."""
+        fold = text == text.lower()
+        picked = [
+            i for i, plain in enumerate(self._plain) if text in (plain.lower() if fold else plain)
+        ]
+        return [self._lines[i] for i in picked], [self._times[i] for i in picked]
+
+    def load(self, lines: list[str], times: list[int | None] | None = None) -> None:
         self._lines, self._plain, self._cells, self.base, self._width = [], [], [], 0, 0
+        self._times = []
         self._texts.clear()
         self._maps.clear()
         self._row_ends, self._row_base = [], 0
         self.partial = self._partial_plain = ""
         self._partial_text = self._partial_map = None
-        self.append(lines, "")
+        self.append(lines, "", times)
 
-    def append(self, lines: list[str], partial: str) -> int:
+    def append(self, lines: list[str], partial: str, times: list[int | None] | None = None) -> int:
         """Add complete lines and set the unfinished one; returns rows dropped off the top.
 
         The unfinished line is drawn from its own cache entry, so the row it used to
@@ -141,6 +167,9 @@ class LogView(ScrollView, can_focus=False):
         """
         first_new = self.base + len(self._lines)
         wrap_width = self._wrap_width if self.wrap else 0
+        if times is None or len(times) != len(lines):
+            times = [None] * len(lines)
+        self._times.extend(times)
         for line in lines:
             plain = plain_of(line)
             width = width_of(plain)
@@ -172,6 +201,7 @@ class LogView(ScrollView, can_focus=False):
                 self._row_base = new_base
                 del self._row_ends[:dropped]
             del self._lines[:dropped]
+            del self._times[:dropped]
             del self._plain[:dropped]
             del self._cells[:dropped]
             self.base += dropped
@@ -186,7 +216,7 @@ class LogView(ScrollView, can_focus=False):
             self.virtual_size = Size(self._wrap_width, self.row_count)
         else:
             height = len(self._lines) + (1 if self.partial else 0)
-            self.virtual_size = Size(self._width + 1, height)
+            self.virtual_size = Size(self._width + 1 + self._gutter(), height)
         self.refresh()
 
     # -- rows: one per line, or several per line when wrapping ---------------------------
@@ -197,8 +227,17 @@ class LogView(ScrollView, can_focus=False):
         held = (self._row_ends[-1] if self._row_ends else self._row_base) - self._row_base
         return held + self._partial_rows
 
+    def _gutter(self) -> int:
+        return TIME_COLUMNS if self.show_times else 0
+
     def _content_width(self) -> int:
-        return max(1, self.scrollable_content_region.width)
+        """Cells for the text of a row (the time column, when shown, takes the rest)."""
+        return max(1, self.scrollable_content_region.width - self._gutter())
+
+    def watch_show_times(self) -> None:
+        if self.wrap:
+            self._rebuild_rows()
+        self._update_size()
 
     def _line_rows(self, absolute: int, plain: str, cells: int) -> int:
         width = self._wrap_width
@@ -413,8 +452,21 @@ class LogView(ScrollView, can_focus=False):
         return cells
 
     def render_line(self, y: int) -> Strip:
+        strip = self._render_text_row(y)
+        if not self.show_times:
+            return strip
+        place = self.locate(self.scroll_offset.y + y)
+        stamp = " " * TIME_COLUMNS
+        if place is not None and place[1] == 0:
+            line = place[0]
+            known = self._times[line] if line < len(self._times) else self.partial_time
+            stamp = time_text(known)
+        style = self.rich_style + self.get_component_rich_style("log-view--time")
+        return Strip.join([Strip([Segment(stamp, style)], TIME_COLUMNS), strip])
+
+    def _render_text_row(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+        width = self._content_width()
         base_style = self.rich_style
         place = self.locate(scroll_y + y)
         if place is None:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from jobs_tui.engine.config import Config
     from jobs_tui.engine.logs import SinceRead
     from jobs_tui.engine.model import JobEvent, JobRecord
+    from jobs_tui.engine.resources import JobUsage
     from jobs_tui.engine.results import KillResult, LogsResult
 
 Clock = Callable[[], float]
@@ -55,6 +56,9 @@ class JobSource(Protocol):
       files, skipped entries, refused directories); each is shown once as a notification.
     - `pruned: int`: how many older finished jobs were pruned by `max_jobs`.
     - `mark_seen(job_id)`: the user looked at a finished job's log; its result is seen.
+    - `async usage(ids) -> dict[str, JobUsage]`: what running jobs use (CPU, memory,
+      processes, listening ports), sampled off the event loop; the list asks once a second
+      while it is shown. Without it the detail pane has no usage line.
     """
 
     session_id: str
@@ -72,8 +76,21 @@ class JobSource(Protocol):
     def pending_reports(self) -> list[JobRecord]: ...
     def follow(self, job_id: str, position: int = ...) -> LogFollow: ...
     async def logs(
-        self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False
-    ) -> LogsResult: ...
+        self,
+        job_id: str,
+        lines: int | None = None,
+        *,
+        keep_sgr: bool = False,
+        timestamps: bool = False,
+    ) -> LogsResult:
+        """`timestamps=True`: `times` holds each line's wall-clock ms (None where unknown)."""
+        ...
+
+    async def restart(self, job_id: str) -> JobRecord:
+        """Kill the job if it runs, start the same command as a new job; the new record."""
+        ...
+
+    async def usage(self, ids: list[str] | None = None) -> dict[str, JobUsage]: ...
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult: ...
     async def adopt(self, job_id: str) -> JobRecord: ...
     async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]: ...

@@ -7,6 +7,7 @@ report before committing the new SVGs.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 from textual.pilot import Pilot
@@ -14,7 +15,7 @@ from textual.widgets import Input
 
 from jobs_tui.app.tui import JobsApp
 from jobs_tui.screens import JobsScreen, LogScreen
-from tests.ui.fakes import FakeSource, Host, frozen_clock, mixed_records
+from tests.ui.fakes import FakeSource, Host, UsageSource, frozen_clock, mixed_records
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -132,3 +133,36 @@ def test_log_search_with_matches(snap_compare, source, log_dir):
             field.cursor_blink = False
 
     assert snap_compare(log(source), terminal_size=(80, 24), run_before=search)
+
+
+def test_detail_with_resources(snap_compare, log_dir):
+    """Issue 11: the usage line (deterministic figures from the fake), env names, restart."""
+    records = mixed_records(log_dir)
+    records[0] = replace(records[0], env_names=("NODE_ENV", "API_TOKEN"), restart_of="j2")
+    source = UsageSource(records, shown_log_dir=SHOWN_DIR)
+
+    async def sampled(pilot: Pilot) -> None:
+        await pilot.press("j", "j")  # j7, the dev server: env and restart too
+        for _ in range(150):
+            if source.samples and "usage" in str(
+                pilot.app.screen.query_one("#jobs-detail").render()
+            ):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+
+    assert snap_compare(jobs(source), terminal_size=(120, 30), run_before=sampled)
+
+
+def test_help_overlay(snap_compare, source):
+    assert snap_compare(jobs(source), press=["question_mark"], terminal_size=(100, 30))
+
+
+def test_list_filter(snap_compare, source):
+    async def typed(pilot: Pilot) -> None:
+        await pilot.press("slash", *"test")
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await pilot.pause(0.1)
+
+    assert snap_compare(jobs(source), terminal_size=(100, 24), run_before=typed)

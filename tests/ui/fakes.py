@@ -17,7 +17,9 @@ from textual.screen import Screen
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
 from jobs_tui.engine.follower import LOG_END, LogFollower
 from jobs_tui.engine.logs import LogMissing, read_tail
+from jobs_tui.engine.proctable import Port
 from jobs_tui.engine.reading import read_latest_line, split_lines
+from jobs_tui.engine.resources import JobUsage
 from jobs_tui.engine.results import KillResult, LogsResult
 from jobs_tui.engine.sanitize import sanitize_log
 
@@ -184,6 +186,7 @@ class FakeSource:
         self.subscribers: list[Callable[[JobEvent], None]] = []
         self.calls: list[tuple[str, Any]] = []
         self.fail_with: BaseException | None = None
+        self.restarts: dict[str, JobRecord] = {}  # what restart returns, when a test fakes it
 
     # -- reads -----------------------------------------------------------------------
     def jobs(self, include_peers: bool = True) -> list[JobRecord]:
@@ -216,7 +219,14 @@ class FakeSource:
     def log_files(self, rec: JobRecord) -> tuple[str, str]:
         return rec.log_path, rec.log_path + ".1"
 
-    async def logs(self, job_id: str, lines: int | None = None, *, keep_sgr: bool = False):
+    async def logs(
+        self,
+        job_id: str,
+        lines: int | None = None,
+        *,
+        keep_sgr: bool = False,
+        timestamps: bool = False,
+    ):
         rec = self.get(job_id)
         live, previous = self.log_files(rec)
         try:
@@ -240,7 +250,12 @@ class FakeSource:
             shown,
             position=tail.position,
             partial_bytes=partial,
+            times=[self.line_time(n) for n in range(len(lines))] if timestamps else [],
         )
+
+    def line_time(self, index: int) -> int | None:
+        """The wall-clock ms a fake says line `index` of a tail was written: one a second."""
+        return int(NOW_MS - 3_600_000 + index * 1000)
 
     def follow(self, job_id: str, position: int = LOG_END) -> LogFollower:
         return LogFollower(job_id, *self.log_files(self.get(job_id)), position)
@@ -274,6 +289,19 @@ class FakeSource:
         self._write("kill", (job_id, signal))
         raise AssertionError("unreachable")
 
+    async def restart(self, job_id: str) -> JobRecord:
+        """Refused (read-only), unless the test put the new record in `restarts`."""
+        if job_id in self.restarts:
+            self.calls.append(("restart", job_id))
+            new = self.restarts[job_id]
+            self.records[new.id] = new
+            old = self.records.get(job_id)
+            if old is not None and old.running:
+                self.update(job_id, status=JobStatus.KILLED, signal="SIGTERM", finished_at=NOW_MS)
+            return new
+        self._write("restart", job_id)
+        raise AssertionError("unreachable")
+
     async def adopt(self, job_id: str) -> JobRecord:
         self._write("adopt", job_id)
         raise AssertionError("unreachable")
@@ -293,6 +321,25 @@ class FakeSource:
         rec = replace(self.records[job_id], **changes)
         self.records[job_id] = rec
         return rec
+
+
+class UsageSource(FakeSource):
+    """A fake that also says what its running jobs use (a plain FakeSource cannot, so the
+    other snapshots show no usage line whatever the timing)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.usages: dict[str, JobUsage] = {}
+        self.samples = 0
+
+    async def usage(self, ids: list[str] | None = None) -> dict[str, JobUsage]:
+        """Deterministic figures for every running job asked about (`usages` overrides)."""
+        self.samples += 1
+        chosen = [r for r in self.records.values() if r.running and (ids is None or r.id in ids)]
+        return {
+            r.id: self.usages.get(r.id, JobUsage(12.0, 85 << 20, 3, [Port(5173, "tcp")]))
+            for r in chosen
+        }
 
 
 class Host(App[None]):

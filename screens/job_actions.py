@@ -1,0 +1,236 @@
+"""The list's verbs that change jobs, each behind a y/N: kill, clear, take over, restart.
+
+Mixed into `JobsScreen` (it holds the selection, the source and the list); every engine
+call runs in a worker that cannot exit the host, and a refusal is a notification.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.worker import Worker, WorkerState
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.format import duration, outcome_line
+from jobs_tui.engine.results import KillResult
+from jobs_tui.engine.sanitize import sanitize_line
+
+from .confirm import ConfirmScreen
+from .detail import outcome_text
+from .words import plural
+
+if TYPE_CHECKING:
+    from .jobs_screen import JobsScreen
+
+    _Base = JobsScreen
+else:
+    _Base = object
+
+
+def kill_note(result: KillResult, now_ms: float) -> str:
+    """`■ j3 build · killed · SIGKILL · 5.1s · SIGKILL after the grace · 4 processes`."""
+    line = sanitize_line(outcome_line(result.job, now_ms), 300)
+    if result.escalated:
+        line += " · SIGKILL after the grace"
+    if result.processes:
+        line += f" · {plural(result.processes, 'process', 'processes')}"
+    if result.note:
+        line += f" ({sanitize_line(result.note, 200)})"
+    return line
+
+
+@dataclass
+class KillUnderWay:
+    """This session's kill of one job: shown as `stopping` before the record says so."""
+
+    since: float
+    signal: str
+    calls: int = 0  # kill calls still waiting (a SIGKILL now may join a SIGTERM)
+    reported: bool = False  # the job's end was announced once
+
+
+class JobActions(_Base):
+    """Kill, clear, take over and restart the selected job (or this session's finished ones)."""
+
+    _kills: dict[str, KillUnderWay]
+
+    # -- destructive verbs, each behind a y/N ------------------------------------------
+    def action_kill(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        if not self.source.is_own(record):
+            self.notify(f"{record.id} is another session's job; not killed.", severity="warning")
+            return
+        if not record.running:
+            self.notify(
+                f"{record.id} has already finished ({outcome_text(record, self.clock())}); "
+                "nothing to kill.",
+                markup=False,
+            )
+            return
+        label = sanitize_line(record.label, 60)
+        stopping = self.stopping(record)
+        if stopping is not None:
+            ago = duration(self.clock() - stopping.since)
+            sent = f"{stopping.signal or 'A kill'} was sent {ago} ago"
+            self._confirm(
+                f"{record.id} ({label}) is stopping. SIGKILL now?",
+                f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.",
+                "Kill job",
+                lambda: self._kill(record.id, "SIGKILL"),
+            )
+            return
+        grace = duration(self.source.config.kill_grace_ms)
+        self._confirm(
+            f"Kill {record.id} ({label})?",
+            f"It gets SIGTERM, then SIGKILL after {grace} if it is still running.",
+            "Kill job",
+            lambda: self._kill(record.id, "SIGTERM"),
+        )
+
+    def action_clear(self) -> None:
+        finished = [r for r in self.source.jobs(include_peers=False) if not r.running]
+        if not finished:
+            self.notify("No finished jobs of this session to clear.")
+            return
+        unreported = len(self.source.pending_reports())
+        detail = "Running jobs and other sessions' jobs are left alone."
+        if unreported:
+            detail = (
+                f"{plural(unreported, 'unreported result')} would be dropped "
+                f"before anyone has seen {'it' if unreported == 1 else 'them'}. {detail}"
+            )
+        self._confirm(
+            f"Clear {plural(len(finished), 'finished job')}?", detail, "Clear", self._clear
+        )
+
+    def action_take_over(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        if self.source.is_own(record):
+            self.notify(f"{record.id} is already this session's job.")
+            return
+        if not record.running:
+            self.notify(f"{record.id} has finished; only a running job can be taken over.")
+            return
+        owner = sanitize_line(record.session_id, 40)
+        ends = "" if record.detached else " and ends when this session ends"
+        self._confirm(
+            f"Take over {record.id} ({sanitize_line(record.label, 60)})?",
+            f"It moves from session {owner} to this one{ends}.",
+            "Take over",
+            lambda: self._take_over(record.id),
+        )
+
+    def _confirm(
+        self, question: str, detail: str, title: str, on_yes: Callable[[], Awaitable[None]]
+    ) -> None:
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._run(on_yes(), title)
+
+        self.app.push_screen(ConfirmScreen(question, detail, title=title), answered)
+
+    # -- workers -----------------------------------------------------------------------
+    def _run(self, work: Awaitable[None], what: str) -> Worker[None]:
+        return self.run_worker(work, name=what, group="jobs-actions", exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failure the engine did not phrase is still reported; the host keeps running."""
+        if event.state is WorkerState.ERROR and event.worker.group == "jobs-actions":
+            self.notify(
+                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
+                severity="error",
+                markup=False,
+            )
+
+    async def _kill(self, job_id: str, signal: str) -> None:
+        """One kill call; while it waits out the grace the row says `stopping`.
+
+        A SIGKILL now joins a SIGTERM under way: the job's end is announced once, and
+        neither call reports it as "already finished".
+        """
+        kill = self._kills.get(job_id)
+        if kill is None:
+            kill = self._kills[job_id] = KillUnderWay(self.clock(), signal)
+        if kill.signal != signal:  # SIGKILL now: say when it was sent
+            kill.since, kill.signal = self.clock(), signal
+        kill.calls += 1
+        self.refresh_jobs(force=True)
+        try:
+            result = await self.source.kill(job_id, signal)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        finally:
+            kill.calls -= 1
+            if kill.calls <= 0:
+                self._kills.pop(job_id, None)
+            self.refresh_jobs(force=True)
+        if kill.reported:
+            return
+        if result.signalled and not result.job.running:
+            kill.reported = True
+            self.notify(kill_note(result, self.clock()), title="Killed", markup=False)
+        elif result.note and (result.signalled or not kill.calls):
+            # "had already finished" is news only when no other kill of ours ended it
+            self.notify(sanitize_line(result.note, 300), markup=False)
+
+    async def _clear(self) -> None:
+        try:
+            cleared = await self.source.clear()
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        self.notify(f"Cleared {plural(len(cleared), 'finished job')}.")
+        self.refresh_jobs(force=True)
+
+    def action_restart(self) -> None:
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        if record.running and not self.source.is_own(record):
+            self.notify(
+                f"{record.id} is another session's job; not restarted (t takes it over).",
+                severity="warning",
+            )
+            return
+        if not record.running:
+            self._run(self._restart(record.id), "Restart")
+            return
+        grace = duration(self.source.config.kill_grace_ms)
+        self._confirm(
+            f"Restart {record.id} ({sanitize_line(record.label, 60)})?",
+            f"It gets SIGTERM (SIGKILL after {grace} if it is still running), then the "
+            "same command starts again as a new job.",
+            "Restart",
+            lambda: self._restart(record.id),
+        )
+
+    async def _restart(self, job_id: str) -> None:
+        """The new job is selected: the user follows the command, not the old id."""
+        try:
+            record = await self.source.restart(job_id)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        self.notify(f"{job_id} restarted as {record.id}.", markup=False)
+        self.refresh_jobs(force=True)
+        self.job_list.select(record.id)
+        self.selection = self.job_list.cursor_id
+
+    async def _take_over(self, job_id: str) -> None:
+        try:
+            record = await self.source.adopt(job_id)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        self.notify(f"{record.id} is now this session's job.")
+        self.refresh_jobs(force=True)
