@@ -39,8 +39,6 @@ renames it to `spec["previous"]` (`previous_of(log)` for a session's own jobs).
 `times_of(log)` says when the output was written (offset/time records, see timeindex).
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # not `typing`: the shim imports this module and must start fast
 
 # Requests (`op`) and events (`ev`).
