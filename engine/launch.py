@@ -32,7 +32,7 @@ _BOOTSTRAP = (
     "eng = type(sys)('jobs_tui.engine'); eng.__path__ = [sys.argv[1]]\n"
     "sys.modules.update({'jobs_tui': top, 'jobs_tui.engine': eng})\n"
     "from jobs_tui.engine import shim\n"
-    "sys.exit(shim.main(sys.argv[1:]))\n"
+    "shim.exit_now(shim.main(sys.argv[1:]))\n"
 )
 
 

@@ -138,9 +138,18 @@ class EndingMixin:
         self.status_written = True
 
     def tree_gone(self) -> bool:
-        """The job exited, its output is closed and no process of its tree is left."""
+        """The job exited, its output is closed and no process of its tree is left.
+
+        No child at all means no descendant (an orphan would have become our child): then
+        no scan of every process on the machine delays the end of the job."""
         if self.exit_status is None or self.out_fd >= 0:
             return False
+        try:
+            os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        except (AttributeError, OSError):  # no waitid here: the scan says
+            pass
         return not procs.descendants(os.getpid())
 
     def finished(self) -> bool:

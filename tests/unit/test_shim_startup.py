@@ -258,3 +258,31 @@ def test_the_poll_selector_reports_as_selectors_does():
             sel.unregister(w)
     finally:
         os.close(r)
+
+
+def test_a_shim_whose_children_are_all_reaped_knows_its_tree_is_gone_without_a_scan(
+    tmp_path: Path,
+):
+    # A child subreaper with no child left has no descendant either (an orphan would have
+    # become its child): the end of a job needs no scan of every process on the machine.
+    # In a child interpreter: reaping there must not take this test process's children.
+    code = f"""
+import os, sys
+from jobs_tui.engine import procs
+from jobs_tui.engine.shim import Shim
+spec = {_spec(tmp_path, False)!r}
+shim = Shim(spec)
+shim.spawn()
+while shim.exit_status is None:
+    os.waitid(os.P_PID, shim.child_pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped
+    shim.reap()
+while shim.drain() >= 0:
+    pass
+def scan(root):
+    raise AssertionError("scanned every process")
+procs.descendants = scan
+print(shim.tree_gone())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.stdout.split() == ["True"], done.stderr
+    assert (tmp_path / "j1.status").read_text() == "0"
