@@ -23,14 +23,16 @@ if TYPE_CHECKING:
 SHIM_MODULE = "jobs_tui.engine.shim"
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
 # Skip `site` (-I -S): the shim needs only the stdlib and its own package, whose
-# modules are found through a package object made here instead of through site-packages.
+# modules are found through a package object made here instead of through site-packages
+# (an editable install's finder is itself a `site` import). `type(sys)` is the module
+# type, without importing `types`.
 _BOOTSTRAP = (
-    "import sys, types\n"
-    "top = types.ModuleType('jobs_tui'); top.__path__ = []\n"
-    "eng = types.ModuleType('jobs_tui.engine'); eng.__path__ = [sys.argv[1]]\n"
+    "import sys\n"
+    "top = type(sys)('jobs_tui'); top.__path__ = []\n"
+    "eng = type(sys)('jobs_tui.engine'); eng.__path__ = [sys.argv[1]]\n"
     "sys.modules.update({'jobs_tui': top, 'jobs_tui.engine': eng})\n"
     "from jobs_tui.engine import shim\n"
-    "sys.exit(shim.main(sys.argv[1:]))\n"
+    "shim.exit_now(shim.main(sys.argv[1:]))\n"
 )
 
 

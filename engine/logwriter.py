@@ -5,8 +5,6 @@ output that segment starts at (`<inode> <offset>`), so readers can keep byte cur
 that survive rotations.
 """
 
-from __future__ import annotations
-
 import errno
 import os
 import time

@@ -4,28 +4,27 @@ Imported by the shim, so it stays stdlib-only at import time; psutil is loaded
 only off Linux, where /proc is not there to read.
 """
 
-from __future__ import annotations
-
+import _signal  # not `signal`: its enums cost the shim (which imports us) milliseconds
 import os
-import signal
 import sys
 
 from .protocol import KILL_SIGNALS
 
 LINUX = sys.platform.startswith("linux")
 MARKER_ENV = "JOBS_TUI_JOB"  # in every job's environment: `<sha1(registry dir)[:12]>:<id>`
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-SIGNALS = {name: signal.Signals[name] for name in KILL_SIGNALS if hasattr(signal, name)}
+SIGNALS = {name: getattr(_signal, name) for name in KILL_SIGNALS if hasattr(_signal, name)}
 
 _boot_id: str | None = None
+_signal_names: dict[int, str] = {}
 
 
 def signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"SIG{number}"
+    """`signal.Signals(number).name`: of a number's names, the first in sorted order."""
+    if not _signal_names:
+        for name, value in sorted(vars(_signal).items(), reverse=True):
+            if name.startswith("SIG") and not name.startswith("SIG_") and type(value) is int:
+                _signal_names[value] = name
+    return _signal_names.get(number, f"SIG{number}")
 
 
 def signal_number(name: str) -> int:
@@ -95,33 +94,6 @@ def same_process(pid: int | None, token: str | None) -> bool:
     return start_token(pid) == token
 
 
-_libc = None
-
-
-def _prctl(option: int, value: int) -> bool:
-    global _libc
-    if not LINUX:
-        return False
-    try:
-        if _libc is None:
-            import ctypes
-
-            _libc = ctypes.CDLL(None, use_errno=True)
-        return _libc.prctl(option, value, 0, 0, 0) == 0
-    except Exception:
-        return False
-
-
-def set_child_subreaper() -> bool:
-    """Make orphaned descendants re-parent to us (Linux), so a kill can find them."""
-    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
-
-
-def set_parent_death_signal(signum: int) -> bool:
-    """Linux: the kernel sends us `signum` when the thread that forked us exits."""
-    return _prctl(PR_SET_PDEATHSIG, signum)
-
-
 # -- the job marker: how a process proves it belongs to a job of this registry ---------------
 
 
@@ -176,7 +148,7 @@ def marked_processes(marker: str) -> list[int]:
     return found
 
 
-def sweep(marker: str, signum: int = signal.SIGKILL) -> int:
+def sweep(marker: str, signum: int = _signal.SIGKILL) -> int:
     """Signal every process of a job found by its marker (its supervisor is gone)."""
     hit = 0
     for pid in marked_processes(marker):

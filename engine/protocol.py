@@ -4,7 +4,8 @@ Stdlib only and import-free at run time: the shim imports it, and starts with
 `python -I -S`. The shapes below are TypedDicts for type checkers only (`typing` is not
 imported when the shim runs); code that builds or reads a message uses the names here.
 
-Start: `python -m jobs_tui.engine.shim SPEC` (see launch.py), SPEC a `StartSpec` as JSON.
+Start: `python -I -S -c BOOTSTRAP ENGINE_DIR SPEC` on Linux, `python -m jobs_tui.engine.shim
+SPEC` elsewhere (see launch.py), SPEC a `StartSpec` as JSON.
 Every path in it comes from `RegistryPaths`: the shim spells no file name itself. Once
 the job runs (or could not start) the shim writes one `Ready` (or `{"error": ...}`) to
 `readyFd` and closes it.
@@ -38,8 +39,6 @@ where it starts in the whole output (`<inode> <offset>`, see logwriter); a rotat
 renames it to `spec["previous"]` (`previous_of(log)` for a session's own jobs).
 `times_of(log)` says when the output was written (offset/time records, see timeindex).
 """
-
-from __future__ import annotations
 
 TYPE_CHECKING = False  # not `typing`: the shim imports this module and must start fast
 

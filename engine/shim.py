@@ -1,21 +1,19 @@
 """The per-job supervisor: owns the job's pipes, log, signals, deadline and exact exit status.
 
-Started as `python -m jobs_tui.engine.shim SPEC_JSON`, detached from its caller
+Started as `python -I -S` with SPEC_JSON (see launch.py), detached from its caller
 (it forks once, the parent exits, the child calls setsid), it spawns `sh -c COMMAND`
 in a new session, reaps every child itself, and speaks JSON lines on a Unix socket:
 its start spec, requests, replies and events are in `protocol`.
 
-No asyncio, no UI: it must start fast and stay small.
+No asyncio, no UI: it must start fast and stay small. It is a second interpreter on the
+critical path of every start, so it imports only what the first byte needs: `_signal`,
+`_socket`, `select.poll` and `_json` instead of the modules around them (which import
+`enum`, `re` and `collections`); tests/unit/test_shim_startup.py holds it to that.
 """
 
-from __future__ import annotations
-
-import binascii
+import _signal
 import errno
-import json
 import os
-import selectors
-import signal
 import sys
 import time
 
@@ -33,8 +31,9 @@ from .protocol import (
     OP_WATCH,
 )
 from .shimexit import EndingMixin
-from .shimserver import Client, ControlServer
-from .spawn import PIPE_SIZE, set_winsize, spawn_pipes, spawn_pty
+from .shimjson import dumps, loads
+from .shimserver import EVENT_READ, EVENT_WRITE, Client, ControlServer, make_selector
+from .spawn import PIPE_SIZE, set_child_subreaper, set_winsize, spawn_pipes, spawn_pty
 
 OUTPUT_EVENT_S = 0.25  # the output tail and byte counts reach sessions at most this often
 TAIL_BYTES = 2048
@@ -47,7 +46,7 @@ PENDING_STDIN_MAX = 1 << 20
 class Shim(EndingMixin):
     def __init__(self, spec: dict) -> None:
         self.spec = spec
-        self.sel = selectors.DefaultSelector()
+        self.sel = make_selector()
         self.server = ControlServer(self.sel, spec["socket"], self.handle)
         self.child_pid = 0
         self.exit_status: int | None = None
@@ -93,7 +92,7 @@ class Shim(EndingMixin):
         if self.tty:
             self.capacity = TTY_CAPACITY
         os.set_blocking(self.out_fd, False)
-        self.sel.register(self.out_fd, selectors.EVENT_READ, "out")
+        self.sel.register(self.out_fd, EVENT_READ, "out")
         if job.in_fd >= 0:
             os.set_blocking(job.in_fd, False)
             self.in_fd = job.in_fd
@@ -202,7 +201,7 @@ class Shim(EndingMixin):
             self.close_in_after = True
         registered = self.in_fd in self.sel.get_map()
         if self.pending_in and not registered:
-            self.sel.register(self.in_fd, selectors.EVENT_WRITE, "stdin")
+            self.sel.register(self.in_fd, EVENT_WRITE, "stdin")
         elif not self.pending_in and registered:
             self.sel.unregister(self.in_fd)
         if not self.pending_in and self.close_in_after:
@@ -220,7 +219,9 @@ class Shim(EndingMixin):
                     "ok": False,
                     "error": "stdin is closed" if self.in_fd < 0 else "job finished",
                 }
-            data = binascii.a2b_base64(message.get("data") or "")
+            from binascii import a2b_base64  # only jobs that take input need it
+
+            data = a2b_base64(message.get("data") or "")
             if len(self.pending_in) + len(data) > PENDING_STDIN_MAX:
                 return {"ok": False, "error": "stdin is full: the job is not reading its input"}
             self.pending_in += data
@@ -264,7 +265,7 @@ class Shim(EndingMixin):
         if self.escalate_at is not None:
             if now >= self.escalate_at:
                 self.escalate_at = None
-                if self.signal_tree(signal.SIGKILL):
+                if self.signal_tree(_signal.SIGKILL):
                     self.escalated = True
             else:
                 waits.append(self.escalate_at - now)
@@ -276,7 +277,7 @@ class Shim(EndingMixin):
         if self.out_resume_at is not None:
             if now >= self.out_resume_at:
                 self.out_resume_at = None
-                self.sel.register(self.out_fd, selectors.EVENT_READ, "out")
+                self.sel.register(self.out_fd, EVENT_READ, "out")
             else:
                 waits.append(self.out_resume_at - now)
         if now - self.log_checked >= OUTPUT_EVENT_S:
@@ -300,10 +301,10 @@ class Shim(EndingMixin):
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
-        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, lambda *_: None)
-        self.sel.register(wake_r, selectors.EVENT_READ, "signal")
+        _signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        for signum in (_signal.SIGCHLD, _signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+            _signal.signal(signum, lambda *_: None)
+        self.sel.register(wake_r, EVENT_READ, "signal")
         self.reap()
         self.check_finished_at = 0.0
         while True:
@@ -339,10 +340,10 @@ class Shim(EndingMixin):
         except BlockingIOError:
             return
         for signum in data:
-            if signum == signal.SIGCHLD:
+            if signum == _signal.SIGCHLD:
                 self.reap()
                 self.check_finished_at = 0.0  # the last of a tree to die is our child
-            elif signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            elif signum in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
                 self.kill("SIGTERM", None, "kill")
 
     def shutdown(self) -> None:
@@ -354,7 +355,7 @@ def report(ready_fd: int, message: dict) -> None:
     """The ready line for our caller. A caller that died meanwhile is no reason to stop:
     the job is recorded already, and its owner (watched before the spawn) decides."""
     try:
-        os.write(ready_fd, json.dumps(message).encode())
+        os.write(ready_fd, dumps(message).encode())
     except OSError:
         pass
     finally:
@@ -362,13 +363,13 @@ def report(ready_fd: int, message: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
-    spec = json.loads(argv[1])
+    spec = loads(argv[1])
     ready_fd = int(spec["readyFd"])
     os.set_inheritable(ready_fd, False)  # the job must not hold our caller's ready pipe
     if os.fork():  # the caller reaps this parent at once; the shim is nobody's child
         os._exit(0)
     os.setsid()
-    procs.set_child_subreaper()
+    set_child_subreaper()
     shim = Shim(spec)
     try:
         # The owner first: from here on its death is noticed, before the job exists.
@@ -391,9 +392,20 @@ def main(argv: list[str]) -> int:
     return shim.run()
 
 
+def exit_now(code: int) -> None:
+    """Skip the interpreter's teardown: everything is closed by now (the job, the socket,
+    the log, the exit files), and a finished shim has nothing more to do on the CPU its
+    caller is waiting for."""
+    try:
+        sys.stderr.flush()  # a debugging JOBS_TUI_SHIM_STDERR file keeps what was said
+    except (AttributeError, OSError, ValueError):
+        pass
+    os._exit(code)
+
+
 class OwnerGone(RuntimeError):
     """The session that asked for the job is gone: the job is not started."""
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    exit_now(main(sys.argv))

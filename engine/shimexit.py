@@ -5,16 +5,14 @@ Mixed into `Shim`, whose state it shares (child_pid, exit_status, reason, spec, 
 log, sel, out_fd, ...).
 """
 
-from __future__ import annotations
-
-import json
 import os
-import selectors
-import signal
 import time
+from _signal import SIGKILL
 
 from . import procs
 from .protocol import EV_EXIT, EV_GONE
+from .shimjson import dumps
+from .shimserver import EVENT_READ
 
 OWNER_GONE_GRACE_MS = 1000
 STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried again
@@ -60,7 +58,7 @@ class EndingMixin:
                 self.owner_fd = os.pidfd_open(pid)
             except OSError:
                 return False
-            self.sel.register(self.owner_fd, selectors.EVENT_READ, "owner")
+            self.sel.register(self.owner_fd, EVENT_READ, "owner")
             # The pid may have been reused between the check and the pidfd: check again.
             return procs.same_process(pid, token)
         self.owner_poll = (pid, token)  # checked by poll_owner(), from tick()
@@ -78,14 +76,14 @@ class EndingMixin:
         self.gone_due = True
         if self.exit_status is not None:
             hit = self.signal_tree(signum)
-            if hit and signum != signal.SIGKILL:
+            if hit and signum != SIGKILL:
                 self.escalate_at = time.monotonic() + grace / 1000
             return {"ok": True, "signalled": False, "leftovers": len(hit), "finished": True}
         if self.reason is None:
             self.reason = reason
             self.kill_signal = name
         self.signal_tree(signum)
-        if signum != signal.SIGKILL:
+        if signum != SIGKILL:
             when = time.monotonic() + grace / 1000
             self.escalate_at = min(self.escalate_at or when, when)
         return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
@@ -131,7 +129,7 @@ class EndingMixin:
         """`<id>.end` then `<id>.status`. On a full disk, kept here (and in our `state`
         replies) and retried: the shim does not exit before the exit code is on disk."""
         try:
-            write_atomic(self.spec["end"], json.dumps(self.exit_message()).encode())
+            write_atomic(self.spec["end"], dumps(self.exit_message()).encode())
             write_atomic(self.spec["status"], str(self.exit_status).encode())
         except OSError:
             self.status_retry_at = time.monotonic() + STATUS_RETRY_S
@@ -140,9 +138,18 @@ class EndingMixin:
         self.status_written = True
 
     def tree_gone(self) -> bool:
-        """The job exited, its output is closed and no process of its tree is left."""
+        """The job exited, its output is closed and no process of its tree is left.
+
+        No child at all means no descendant (an orphan would have become our child): then
+        no scan of every process on the machine delays the end of the job."""
         if self.exit_status is None or self.out_fd >= 0:
             return False
+        try:
+            os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        except (AttributeError, OSError):  # no waitid here: the scan says
+            pass
         return not procs.descendants(os.getpid())
 
     def finished(self) -> bool:

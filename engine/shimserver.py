@@ -1,23 +1,111 @@
 """The shim's control socket: JSON lines in, replies and pushed events out, never blocking.
 
-Part of the shim's selector loop; `handle(client, message)` answers one request.
+Part of the shim's poll loop; `handle(client, message)` answers one request. Built on
+`_socket`, `select.poll` and `_json` (see shimjson): `socket`, `selectors` and `json`
+would import `enum`, `collections` and `re`, milliseconds of every job's start.
 """
 
-from __future__ import annotations
-
-import json
+import _socket
 import os
-import selectors
-import socket
-from collections.abc import Callable
+import select
+import sys
+
+from .shimjson import dumps, loads
+
+TYPE_CHECKING = False  # not `typing`: the shim imports this module and must start fast
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+EVENT_READ = 1  # selectors' values: the loop reads the same masks on every platform
+EVENT_WRITE = 2
 
 
 def encode(message: dict) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    return dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+class Key:
+    """What the poller holds for one fd (selectors' SelectorKey: fd, events, data)."""
+
+    __slots__ = ("data", "events", "fd")
+
+    def __init__(self, fd: int, events: int, data: object) -> None:
+        self.fd, self.events, self.data = fd, events, data
+
+
+class PollSelector:
+    """selectors' interface (fds only) over poll(2): register, modify, unregister,
+    get_map, select, close. A hang-up or error counts as readable and writable, as in
+    selectors, so its owner reads the EOF or fails its write."""
+
+    def __init__(self) -> None:
+        self._poll = select.poll()
+        self._keys: dict[int, Key] = {}
+
+    @staticmethod
+    def _flags(events: int) -> int:
+        return (select.POLLIN if events & EVENT_READ else 0) | (
+            select.POLLOUT if events & EVENT_WRITE else 0
+        )
+
+    def register(self, fd: int, events: int, data: object = None) -> Key:
+        if fd in self._keys:
+            raise KeyError(f"{fd} is already registered")
+        if not events & (EVENT_READ | EVENT_WRITE):
+            raise ValueError(f"invalid events: {events!r}")
+        self._poll.register(fd, self._flags(events))
+        key = self._keys[fd] = Key(fd, events, data)
+        return key
+
+    def modify(self, fd: int, events: int, data: object = None) -> Key:
+        if fd not in self._keys:
+            raise KeyError(f"{fd} is not registered")
+        self._poll.modify(fd, self._flags(events))
+        key = self._keys[fd] = Key(fd, events, data)
+        return key
+
+    def unregister(self, fd: int) -> Key:
+        key = self._keys.pop(fd)  # KeyError if it is not registered, as selectors
+        self._poll.unregister(fd)
+        return key
+
+    def get_map(self) -> dict[int, Key]:
+        return self._keys
+
+    def select(self, timeout: float | None = None) -> list[tuple[Key, int]]:
+        if timeout is None:
+            wait = -1
+        elif timeout <= 0:
+            wait = 0
+        else:
+            wait = -int(-timeout * 1000 // 1)  # rounded up: never wake before the timer
+        ready = []
+        for fd, flags in self._poll.poll(wait):
+            key = self._keys.get(fd)
+            if key is None:
+                continue
+            mask = (EVENT_READ if flags & ~select.POLLOUT else 0) | (
+                EVENT_WRITE if flags & ~select.POLLIN else 0
+            )
+            if mask & key.events:
+                ready.append((key, mask & key.events))
+        return ready
+
+    def close(self) -> None:
+        self._keys.clear()
+
+
+def make_selector() -> "PollSelector":
+    """poll(2) on Linux; elsewhere selectors' choice (macOS's poll cannot watch a PTY)."""
+    if sys.platform.startswith("linux"):
+        return PollSelector()
+    import selectors
+
+    return selectors.DefaultSelector()
 
 
 class Client:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: "_socket.socket") -> None:
         self.sock = sock
         self.inbox = b""
         self.outbox = bytearray()
@@ -27,22 +115,22 @@ class Client:
 class ControlServer:
     def __init__(
         self,
-        sel: selectors.BaseSelector,
+        sel: "PollSelector",
         path: str,
-        handle: Callable[[Client, dict], dict | None],
+        handle: "Callable[[Client, dict], dict | None]",
     ) -> None:
         self.sel = sel
         self.path = path
         self.handle = handle
         self.clients: dict[int, Client] = {}
-        self.sock: socket.socket | None = None
+        self.sock: _socket.socket | None = None
 
     def listen(self) -> None:
         try:
             os.unlink(self.path)
         except FileNotFoundError:
             pass
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is 0600 from birth
         try:
             server.bind(self.path)
@@ -51,17 +139,18 @@ class ControlServer:
         server.listen(16)
         server.setblocking(False)
         self.sock = server
-        self.sel.register(server, selectors.EVENT_READ, "accept")
+        self.sel.register(server.fileno(), EVENT_READ, "accept")
 
     def accept(self) -> None:
         assert self.sock is not None
         try:
-            sock, _ = self.sock.accept()
+            fd, _ = self.sock._accept()  # close-on-exec (accept4), as socket.accept()
         except BlockingIOError:
             return
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM, 0, fd)
         sock.setblocking(False)
-        self.clients[sock.fileno()] = Client(sock)
-        self.sel.register(sock, selectors.EVENT_READ, "client")
+        self.clients[fd] = Client(sock)
+        self.sel.register(fd, EVENT_READ, "client")
 
     def broadcast(self, message: dict) -> None:
         line = encode(message)
@@ -73,9 +162,9 @@ class ControlServer:
         client = self.clients.get(fd)
         if client is None:
             return
-        if mask & selectors.EVENT_WRITE:
+        if mask & EVENT_WRITE:
             self._flush(client)
-        if not mask & selectors.EVENT_READ:
+        if not mask & EVENT_READ:
             return
         try:
             data = client.sock.recv(65536)
@@ -94,7 +183,7 @@ class ControlServer:
     def _answer(self, client: Client, raw: bytes) -> None:
         op = None
         try:
-            message = json.loads(raw)
+            message = loads(raw)
             if not isinstance(message, dict):
                 raise ValueError("a request is a JSON object")
             op = message.get("op")
@@ -119,13 +208,13 @@ class ControlServer:
         except OSError:
             self._drop(client)
             return
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if client.outbox else 0)
-        self.sel.modify(client.sock, events, "client")
+        events = EVENT_READ | (EVENT_WRITE if client.outbox else 0)
+        self.sel.modify(client.sock.fileno(), events, "client")
 
     def _drop(self, client: Client) -> None:
         self.clients.pop(client.sock.fileno(), None)
         try:
-            self.sel.unregister(client.sock)
+            self.sel.unregister(client.sock.fileno())
         except (KeyError, ValueError):
             pass
         client.sock.close()

@@ -6,16 +6,22 @@ a death signal). The signals the shim ignores or handles are reset to their defa
 the job starts exactly as from a shell. On a PTY the slave is opened after setsid, which
 makes it the job's controlling terminal. Every job carries its marker (`JOBS_TUI_JOB`) in
 its environment, so what is left of its tree can be found once its shim is gone.
+
+Stdlib only, and only what the shim's start needs: `_signal` (not `signal`, whose enums
+import `enum`), prctl(2) through `_ctypes` (not `ctypes`, whose Python layer costs more
+than the call).
 """
 
-from __future__ import annotations
-
+import _signal
 import fcntl
 import os
-import signal
+import sys
 
 from . import procs
 
+LINUX = sys.platform.startswith("linux")
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1 << 20
 SHELL = "/bin/sh"
@@ -46,7 +52,47 @@ class Spawned:
 
 def _defaults() -> list[int]:
     names = ("SIGPIPE", "SIGINT", "SIGTERM", "SIGHUP", "SIGCHLD", "SIGXFSZ", "SIGWINCH")
-    return [getattr(signal, n) for n in names if hasattr(signal, n)]
+    return [getattr(_signal, n) for n in names if hasattr(_signal, n)]
+
+
+_prctl_call = None
+
+
+def _prctl(option: int, value: int) -> bool:
+    """prctl(option, value, 0, 0, 0) == 0 (Linux; False elsewhere or on any failure)."""
+    global _prctl_call
+    if not LINUX:
+        return False
+    try:
+        if _prctl_call is None:
+            import _ctypes
+
+            class Int(_ctypes._SimpleCData):
+                _type_ = "i"
+
+            class ULong(_ctypes._SimpleCData):
+                _type_ = "L"
+
+            class Prctl(_ctypes.CFuncPtr):
+                _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+                _restype_ = Int
+                _argtypes_ = (Int, ULong, ULong, ULong, ULong)
+
+            libc = _ctypes.dlopen(None, os.RTLD_NOW | os.RTLD_LOCAL)
+            _prctl_call = Prctl(_ctypes.dlsym(libc, "prctl"))
+        return _prctl_call(option, value, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+def set_child_subreaper() -> bool:
+    """Make orphaned descendants re-parent to us (Linux), so a kill can find them."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def set_parent_death_signal(signum: int) -> bool:
+    """Linux: the kernel sends us `signum` when the thread that forked us exits."""
+    return _prctl(PR_SET_PDEATHSIG, signum)
 
 
 def _env(spec: dict, tty: bool) -> dict[str, str]:
@@ -71,9 +117,9 @@ def _spawn(spec: dict, dups: list[tuple[int, int]], tty: bool, slave: str | None
     if pid == 0:  # the child: no allocation-heavy work, nothing that could block
         try:
             os.close(err_r)
-            signal.set_wakeup_fd(-1)  # a signal now must not wake the shim's loop
+            _signal.set_wakeup_fd(-1)  # a signal now must not wake the shim's loop
             os.setsid()
-            procs.set_parent_death_signal(signal.SIGKILL)
+            set_parent_death_signal(_signal.SIGKILL)
             if os.getppid() != parent:  # the shim died before the death signal was armed
                 os._exit(1)
             if slave is not None:
@@ -82,8 +128,8 @@ def _spawn(spec: dict, dups: list[tuple[int, int]], tty: bool, slave: str | None
             for source, target in dups:
                 os.dup2(source, target)
             for signum in _defaults():
-                signal.signal(signum, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_SETMASK, ())
+                _signal.signal(signum, _signal.SIG_DFL)
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, ())
             os.execve(SHELL, argv, env)
         except BaseException as exc:
             try:
@@ -104,10 +150,10 @@ def _spawn(spec: dict, dups: list[tuple[int, int]], tty: bool, slave: str | None
 
 
 def set_winsize(fd: int, cols: int, rows: int) -> None:
-    import struct
     import termios
 
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    size = b"".join(n.to_bytes(2, sys.byteorder) for n in (rows, cols, 0, 0))  # struct winsize
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, size)
 
 
 def spawn_pipes(spec: dict) -> Spawned:

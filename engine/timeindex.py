@@ -8,19 +8,19 @@ The index stays small whatever the job does: records of bytes rotated away are d
 at each rotation, and when a slow, long-lived job still fills `MAX_RECORDS`, every other
 record goes (the resolution halves, the size stays bounded).
 
-Stdlib only: the shim imports the writer. Readers take what they can: a torn last
-record, a wrong size or offsets out of order end the index there, never a read.
+Stdlib only: the shim imports the writer, so this module takes `_struct` and `_bisect`
+(the accelerators, not the modules around them) and keeps records in a list, not an
+`array` (which imports `collections.abc`: milliseconds of every start). Readers take
+what they can: a torn last record, a wrong size or offsets out of order end the index
+there, never a read.
 """
 
-from __future__ import annotations
-
 import os
-import struct
 import time
-from array import array
-from bisect import bisect_right
+from _bisect import bisect_right
+from _struct import Struct
 
-RECORD = struct.Struct("<QQ")
+RECORD = Struct("<QQ")
 INTERVAL_MS = 100
 MAX_RECORDS = 8192  # 128 KiB on disk
 MAX_FILE_BYTES = MAX_RECORDS * RECORD.size
@@ -37,7 +37,7 @@ class TimeIndexWriter:
         self.path = path
         self.clock = clock
         self.interval_ms = INTERVAL_MS
-        self.pairs = array("Q")  # offset, ms, offset, ms, ...
+        self.pairs: list[int] = []  # offset, ms, offset, ms, ...
         self.last_ms = -INTERVAL_MS
         self.off = os.environ.get(ENV_BENCH_OFF) == "1"
         self.fd = -1 if self.off else self._open(os.O_TRUNC)
@@ -79,7 +79,7 @@ class TimeIndexWriter:
 
     def _thin(self) -> None:
         pairs = self.pairs
-        kept = array("Q")
+        kept: list[int] = []
         for i in range(0, len(pairs), 4):  # every other record, the first one kept
             kept.extend(pairs[i : i + 2])
         self.pairs = kept
@@ -112,10 +112,8 @@ class TimeIndexWriter:
             self.fd = -1
 
 
-def _pack(pairs: array) -> bytes:
-    if array("Q", [1]).tobytes() == (1).to_bytes(8, "little"):
-        return pairs.tobytes()
-    return b"".join(RECORD.pack(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2))
+def _pack(pairs: list[int]) -> bytes:
+    return Struct(f"<{len(pairs)}Q").pack(*pairs)
 
 
 def unlink_quietly(path: str) -> None:

@@ -120,13 +120,67 @@ def test_exec_true_against_an_interpreter_start(runner: Runner):
         "exec median",
         ms(e),
         f"python -c pass {ms(p)}",
-        f"{e / p:.1f}x",
-        f"< {EXEC_TARGET_MS:.0f} ms",
-        e < EXEC_TARGET_MS,
+        f"{e / p:.2f}x",
+        f"<= {EXEC_TARGET:.0f}x",
+        e / p <= EXEC_TARGET,
     )
+    table.add("exec median", ms(e), "", "", f"< {EXEC_TARGET_MS:.0f} ms", e < EXEC_TARGET_MS)
     table.add("exec median", ms(e), f"sh -c true {ms(s)}", f"{e / s:.0f}x")
     table.add("exec p95", ms(p95(exec_ms)), f"python -c pass p95 {ms(p95(python_ms))}")
     table.add("exec overhead over python", ms(e - p), "", "", "", None)
+    publish(table)
+
+
+def test_shim_launch_against_a_bare_interpreter(tmp_path: Path):
+    """What `launch` waits for (the shim up, its job spawned, the ready line read), beside
+    `python -I -S -c pass`, the interpreter start the shim cannot avoid; and how long the
+    shim of `true` lives on after its ready line (its exit path)."""
+    from jobs_tui.engine import procs
+    from jobs_tui.engine.launch import launch
+
+    fresh_bytecode()
+    bare = [sys.executable, "-I", "-S", "-c", "pass"]
+    launch_ms: list[float] = []
+    gone_ms: list[float] = []
+    bare_ms: list[float] = []
+    for index in range(RUNS):
+        base = str(tmp_path / f"j{index}")
+        spec = {
+            "id": f"j{index}",
+            "command": "true",
+            "cwd": str(tmp_path),
+            "log": base + ".log",
+            "previous": base + ".log.1",
+            "status": base + ".status",
+            "end": base + ".end",
+            "socket": base + ".sock",
+            "maxLogBytes": 1 << 20,
+            "killGraceMs": 1000,
+            "timeoutMs": None,
+            "stdin": False,
+            "tty": False,
+            "cols": 80,
+            "rows": 24,
+            "ownerPid": os.getpid(),
+            "ownerToken": procs.start_token(os.getpid()),
+            "ownerPoll": False,
+            "marker": f"bench:j{index}",
+        }
+        started = time.perf_counter()
+        ready = launch(spec)  # type: ignore[arg-type]
+        launch_ms.append((time.perf_counter() - started) * 1000)
+        while procs.pid_alive(ready["shimPid"]) and time.perf_counter() - started < 10:
+            time.sleep(0.0005)
+        gone_ms.append((time.perf_counter() - started) * 1000 - launch_ms[-1])
+        started = time.perf_counter()
+        subprocess.run(bare, check=True)
+        bare_ms.append((time.perf_counter() - started) * 1000)
+        reap_leftovers()
+    a, b = median(launch_ms), median(bare_ms)
+    table = Table(f"shim launch (Popen -> ready line), {RUNS} interleaved runs")
+    table.add("launch median", ms(a), f"python -I -S -c pass {ms(b)}", f"{a / b:.2f}x")
+    table.add("launch p95", ms(p95(launch_ms)), f"p95 {ms(p95(bare_ms))}")
+    table.add("ready -> shim gone (job `true`)", ms(median(gone_ms)), "", "", "", None)
     publish(table)
 
 

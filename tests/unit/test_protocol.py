@@ -50,7 +50,7 @@ def test_the_protocol_module_imports_nothing_when_the_shim_runs():
         timeout=30,
         check=True,
     )
-    assert eval(done.stdout) == ["__future__", "jobs_tui.engine.protocol"]
+    assert eval(done.stdout) == ["jobs_tui.engine.protocol"]
 
 
 def test_every_request_and_event_is_typed_and_documented():
