@@ -223,6 +223,8 @@ class JobsMcp:
                 return None
             field = details.get("field")
         message = sanitize_line(str(details.get("error")), 2000)
+        if spec.vocabulary == "job":  # the tool is the action: name it as the model knows it
+            message = message.replace(f"action '{spec.target}'", spec.name)
         structured = {"error": message, "field": field, "tool": spec.name}
         if isinstance(details.get("job"), dict):
             structured["job"] = details["job"]

@@ -184,7 +184,8 @@ def job_tools() -> list[ToolSpec]:
     schema = job_tool_schema()
     tools = []
     for action in job_actions(schema):
-        text = JOB_DESCRIPTIONS.get(action, f"The job tool's {action} action. {SANITIZED}")
+        text = JOB_DESCRIPTIONS.get(action, f"The job tool's {action} action.")
+        text = text if SANITIZED in text else f"{text} {SANITIZED}"
         input_schema = action_slice(schema, action)
         input_schema["title"] = f"job_{action}"
         tools.append(

@@ -77,7 +77,7 @@ async def test_start_send_logs_wait_kill_and_errors_naming_the_field(project):
 
         # errors: tool results with isError, naming the field, nothing started
         bad = await s.call("job_start", command="sleep 1", timeoutMs=0)
-        assert bad.is_error and "timeoutMs" in s.text(bad)
+        assert bad.is_error and "timeoutMs" in s.text(bad) and "for job_start" in s.text(bad)
         assert bad.structured_content["field"] == "timeoutMs"
         unknown = await s.call("job_status", id="j99")
         assert unknown.is_error and "j99" in s.text(unknown)
@@ -333,3 +333,33 @@ def test_the_verb_checks_its_options_before_serving(project):
     assert (
         done.returncode == 2 and "cannot be used" in done.stderr and "Traceback" not in done.stderr
     )
+
+
+async def test_a_2026_client_gets_the_tools_and_resource_updates_on_its_listen_stream(project):
+    """The SDK's default client negotiates 2026-07-28 (no handshake, no unsolicited
+    messages): tools work alike, and a finish reaches it as `jobs://job/{id}` updates."""
+    from mcp import Client, StdioServerParameters
+
+    cwd, registry = project
+    params = StdioServerParameters(
+        command=ENTRY[0],
+        args=[*ENTRY[1:], "mcp", "--registry-dir", registry],
+        env=dict(os.environ),
+        cwd=cwd,
+    )
+    async with Client(params) as client:
+        assert client.protocol_version == "2026-07-28"
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"job_start", "job_wait"} <= names
+        events = []
+        async with client.listen(resource_subscriptions=["jobs://job/j1"]) as subscription:
+            started = await client.call_tool("job_start", {"command": "sleep 0.3; exit 5"})
+            assert not started.is_error
+            with anyio.fail_after(10):
+                async for event in subscription:
+                    events.append(event)
+                    status = await client.call_tool("job_status", {"id": "j1"})
+                    if status.structured_content["job"]["status"] != "running":
+                        break
+        assert events and {e.uri for e in events} == {"jobs://job/j1"}
+        assert status.structured_content["job"]["exitCode"] == 5
