@@ -31,6 +31,15 @@ def _wait_gone(pid: int, seconds: float) -> bool:
     return _gone(pid)
 
 
+def _tree(pid: int) -> list[int]:
+    """The job's shell and its descendants, once it has forked its command."""
+    deadline = time.monotonic() + 5
+    while not (children := psutil.Process(pid).children(recursive=True)):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    return [pid, *(child.pid for child in children)]
+
+
 async def test_tools_are_listed_with_input_and_output_schemas(project):
     cwd, registry = project
     async with serve(cwd, registry) as s:
@@ -174,11 +183,12 @@ async def test_closing_stdin_kills_the_sessions_jobs_but_not_a_detached_one(proj
     cwd, registry = project
     waiting = anyio.Event()
     async with serve(cwd, registry) as s:
-        await s.ok("job_start", command="sleep 60", label="attached")
+        await s.ok("job_start", command="sleep 60; true", label="attached")
         await s.ok("job_start", command="sleep 60", label="away", detached=True)
         attached = (await s.ok("job_status", id="j1"))["job"]
         detached = (await s.ok("job_status", id="j2"))["job"]
         session = attached["sessionId"]
+        tree = _tree(attached["pid"])
         assert session == f"mcp-{session.split('-')[1]}"
 
         # another session (the command line) sees them as a peer's while the server lives
@@ -204,7 +214,8 @@ async def test_closing_stdin_kills_the_sessions_jobs_but_not_a_detached_one(proj
             closed = time.monotonic()
             group.cancel_scope.cancel()
     server_pid = int(session.split("-")[1])
-    assert _wait_gone(attached["pid"], max(0.1, 2.0 - (time.monotonic() - closed)))
+    for pid in tree:  # the whole tree, not only its shell: no orphan
+        assert _wait_gone(pid, max(0.1, 2.0 - (time.monotonic() - closed))), pid
     assert _wait_gone(server_pid, 2.0)
     assert not _gone(detached["pid"])
 
