@@ -158,8 +158,8 @@ def job_text(action: str, details: dict[str, Any]) -> str:
         return _list_text(details)
     if action == "start":
         lines.append("started; a notification says when it finishes (job_wait blocks for it)")
-    if action == "restart" and job.get("restartOf"):
-        lines.append(sanitize_line(f"restart of {job['restartOf']}"))
+    if action == "restart" and (previous := details.get("restartOf") or job.get("restartOf")):
+        lines.append(sanitize_line(f"restart of {previous}; the new id is {job.get('id')}"))
     if action == "status" and (usage := usage_text(job)):
         lines.append(usage)
     if action == "send":
@@ -183,7 +183,8 @@ def _wait_lines(details: dict[str, Any]) -> list[str]:
     lines = []
     match = details.get("match")
     if isinstance(match, dict) and isinstance(match.get("line"), str):
-        lines.append(sanitize_line(f"matched in {match.get('jobId', '?')}: {match['line']}", 1000))
+        which = match.get("id") or match.get("jobId") or "?"
+        lines.append(sanitize_line(f"matched in {which}: {match['line']}", 1000))
     for other in details.get("jobs", []) or []:
         if isinstance(other, dict) and (text := outcome(other)):
             lines.append(text)
