@@ -30,6 +30,9 @@ def _limit(text: str) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The `mcp` verb's own options (`--session`, `--registry-dir` are global)."""
+    for action in p._actions:  # the global --session means something else here
+        if "--session" in action.option_strings:
+            action.help = "a named, persistent session (default: mcp-<pid>, ends with the server)"
     p.add_argument(
         "--tools",
         choices=VOCABULARIES,

@@ -305,8 +305,9 @@ def _job_field(manager: JobManager, action: str, args: dict[str, Any], message: 
 # -- the process ---------------------------------------------------------------------
 def session_of(options: Options) -> tuple[str, bool]:
     """(session id, persistent): `mcp-<pid>` and non-persistent unless --session names one."""
-    if options.session:
-        return options.session, True
+    name = (options.session or "").strip()
+    if name:
+        return name, True
     return f"mcp-{os.getpid()}", False
 
 

@@ -9,10 +9,14 @@ import time
 
 import anyio
 import psutil
+import pytest
 
 from jobs_tui.engine import job_tool_schema
 
 from .conftest import ENTRY, serve
+
+# subscribe and logging are what clients use today; the SDK warns they go in 2026-07-28
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
 
 def _gone(pid: int) -> bool:
@@ -129,9 +133,21 @@ async def test_finish_notification_and_resource_subscription(project):
         listing = await s.session.read_resource("jobs://jobs")
         assert [j["id"] for j in json.loads(listing.contents[0].text)["jobs"]] == ["j1"]
 
+        resources = {str(r.uri) for r in (await s.session.list_resources()).resources}
+        assert {"jobs://jobs", "jobs://job/j1", "jobs://job/j1/log"} <= resources
+        templates = (await s.session.list_resource_templates()).resource_templates
+        assert {t.uri_template for t in templates} == {"jobs://job/{id}", "jobs://job/{id}/log"}
+
         await s.ok("job_start", command="true", label="fine")
         await s.until(lambda: len(s.logs) == 2)
         assert s.logs[1].level == "info" and s.logs[1].data.startswith("✓ j2 fine · exit 0")
+
+        await s.session.set_logging_level("warning")  # successes are no longer told
+        await s.ok("job_start", command="true", label="quiet")
+        await s.ok("job_wait", id="j3", timeoutMs=10_000)
+        await s.ok("job_start", command="exit 1", label="loud")
+        await s.until(lambda: len(s.logs) == 3)
+        assert s.logs[2].data.startswith("✗ j4 loud · exit 1")  # and nothing about j3
 
 
 async def test_output_updates_at_most_once_a_second(project):
