@@ -278,6 +278,15 @@ async def test_other_vocabularies(project):
         assert ran["exit_code"] == 4 and ran["output"] == "b\n"
         bad = await s.call("write_stdin", session_id="x")
         assert bad.is_error and bad.structured_content["field"] == "session_id"
+    async with serve(cwd, registry, "--tools", "process") as s:
+        names = {tool.name for tool in (await s.session.list_tools()).tools}
+        assert names == {"exec", "process"}
+        ran = await s.ok("exec", command="printf 'x\\033[1m\\n'; exit 2", yieldMs=5000)
+        assert ran["exitCode"] == 2 and ran["output"] == "x\n"
+        listed = await s.ok("process", action="list")
+        assert ran["sessionId"] in [p["sessionId"] for p in listed["sessions"]]
+        bad = await s.call("process", action="poll")
+        assert bad.is_error and bad.structured_content["field"] == "sessionId"
 
 
 def test_a_malformed_line_gets_an_answer_and_the_server_goes_on(project):
