@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 
@@ -399,3 +400,15 @@ async def test_a_2026_client_gets_the_tools_and_resource_updates_on_its_listen_s
                         break
         assert events and {e.uri for e in events} == {"jobs://job/j1"}
         assert status.structured_content["job"]["exitCode"] == 5
+
+
+async def test_a_killed_server_leaves_no_job_behind(project):
+    cwd, registry = project
+    async with serve(cwd, registry) as s:
+        job = (await s.ok("job_start", command="sleep 60; true"))["job"]
+        tree = _tree(job["pid"])
+        server_pid = int(job["sessionId"].split("-")[1])
+        os.kill(server_pid, signal.SIGKILL)  # no cleanup of its own: the shims see it go
+        killed = time.monotonic()
+        for pid in tree:
+            assert _wait_gone(pid, max(0.1, 3.0 - (time.monotonic() - killed))), pid
