@@ -143,6 +143,7 @@ VERBS: dict[str, str] = {
     "poll": "output this session has not read yet, and the job's status",
     "config": "write the default config file, or show the effective one",
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, and cli output",
+    "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
 }
 
 
@@ -292,6 +293,12 @@ def _schema(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", metavar="NAME", help="a family (job, cli, …) or one tool")
 
 
+def _mcp(p: argparse.ArgumentParser) -> None:
+    from .mcp import add_arguments
+
+    add_arguments(p)
+
+
 _VERB_ARGS = {
     "start": _start,
     "list": _list,
@@ -306,6 +313,7 @@ _VERB_ARGS = {
     "poll": _poll,
     "config": _config,
     "schema": _schema,
+    "mcp": _mcp,
 }
 
 

@@ -174,6 +174,10 @@ def _verb_main(args: argparse.Namespace) -> int:
             from .verbs_exec import schema_verb
 
             return schema_verb(args)
+        if args.verb == "mcp":
+            from .mcp import run_verb
+
+            return run_verb(args)
         if args.verb is None:
             args.verb, args.all = "list", False
         if args.verb in ("list", "status"):

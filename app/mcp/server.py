@@ -1,0 +1,346 @@
+"""`jobs-tui mcp`: the MCP server over stdio, on the official SDK's low-level `Server`.
+
+One server process is one session: `mcp-<pid>`, non-persistent (its jobs die with it
+unless detached), or `--session NAME`, persistent like the command line's. Every tool
+call goes through its vocabulary's adapter (`JobTools`, `ExecCommandTools`,
+`ProcessTools`), which validates it once; a bad call, an unknown job or anything
+unexpected comes back as a tool result with `isError` (never a protocol error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import ListenHandler
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
+
+from .notify import Notifier
+from .resources import JobResources
+from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
+from .tooltable import ToolSpec, tool_table
+
+if TYPE_CHECKING:
+    from mcp.server.context import CallNext, ServerRequestContext
+
+    from jobs_tui.engine import JobManager
+
+logger = logging.getLogger("jobs_tui.mcp")
+
+PROGRESS_INTERVAL_S = 1.0
+READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
+DESTRUCTIVE = {"kill", "clear", "restart", "kill_session"}
+INSTRUCTIONS = (
+    "jobs-tui runs shell commands as durable background jobs (own process group, tree "
+    "kill, rotating logs, exact exit codes). Start long commands with job_start instead of "
+    "running them in the foreground; you get a log notification when each finishes, so do "
+    "not poll: use job_wait (optionally `until` a regex matches a line) or carry on. Read "
+    "output with job_logs (grep, since). All output is sanitized and bounded. The person "
+    "beside you sees the same jobs live in `jobs-tui`."
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    vocabulary: str = "job"
+    session: str | None = None
+    registry_dir: str | None = None
+    limit: int = DEFAULT_LIMIT
+    cwd: str = "."
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("jobs-tui")
+    except PackageNotFoundError:
+        return "0"
+
+
+class JobsMcp:
+    """The tools, resources and notifications of one server process over one JobManager."""
+
+    def __init__(self, manager: JobManager, options: Options) -> None:
+        self.jm = manager
+        self.options = options
+        self.tools = tool_table(options.vocabulary)
+        self.job_tools = JobTools(manager)
+        self.adapter: Any = {
+            "job": self.job_tools,
+            "exec_command": ExecCommandTools(manager),
+            "process": ProcessTools(manager),
+        }[options.vocabulary]
+        self.notifier = Notifier(manager)
+        self.resources = JobResources(manager, options.limit)
+        with warnings.catch_warnings():  # logging is deprecated only for 2026-07-28 clients
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            self.server: Server[Any] = Server(
+                "jobs-tui",
+                version=_version(),
+                title="jobs-tui",
+                instructions=INSTRUCTIONS,
+                on_list_tools=self._list_tools,
+                on_call_tool=self._call_tool,
+                on_list_resources=self._list_resources,
+                on_list_resource_templates=self._list_templates,
+                on_read_resource=self._read_resource,
+                on_subscribe_resource=self._subscribe,
+                on_unsubscribe_resource=self._unsubscribe,
+                on_subscriptions_listen=ListenHandler(self.notifier.bus),
+                on_set_logging_level=self._set_level,
+            )
+        self.server.middleware.append(self._capture)
+
+    # -- the connection ------------------------------------------------------------
+    async def _capture(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        """The handshake-era connection, for notifications no request asked for."""
+        if ctx.method != "initialize" and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self.notifier.attach(ctx.session)
+        return await call_next(ctx)
+
+    async def run_stdio(self) -> None:
+        notifier = asyncio.get_running_loop().create_task(self.notifier.run())
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(
+                    read_stream, write_stream, self.server.create_initialization_options()
+                )
+        finally:
+            notifier.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await notifier
+            self.notifier.close()
+
+    # -- tools ---------------------------------------------------------------------
+    async def _list_tools(self, _ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_tool(spec) for spec in self.tools.values()])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        spec = self.tools.get(params.name)
+        if spec is None:
+            names = ", ".join(self.tools)
+            return _error(f"unknown tool {sanitize_line(params.name, 80)!r}; one of: {names}")
+        args = params.arguments or {}
+        try:
+            details = await self._run(ctx, spec, args)
+        except Exception as exc:  # never a protocol error, never a crash
+            logger.exception("tool %s failed", spec.name)
+            return _error(f"internal error in {spec.name}: {type(exc).__name__}: {exc}")
+        failure = self._failure(spec, details, args)
+        if failure is not None:
+            return failure
+        shaped = shape_details(details, self.options.limit)
+        if spec.vocabulary == "job":
+            text = job_text(spec.target, shaped)
+        else:
+            text = vocabulary_text(shaped)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=shaped
+        )
+
+    async def _run(
+        self, ctx: ServerRequestContext[Any, Any], spec: ToolSpec, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        if spec.vocabulary != "job":
+            return await self.adapter.call(spec.target, args)
+        if "action" in args:  # the tool is the action: a second one is a mistake
+            return {"action": spec.target, "error": f"action is not a field of {spec.name}"}
+        call = {"action": spec.target, **args}
+        if spec.target != "wait":
+            return await self.job_tools.call(call)
+        return await self._wait(ctx, args, call)
+
+    async def _wait(
+        self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any], call: dict[str, Any]
+    ) -> dict[str, Any]:
+        """job_wait, with progress (elapsed, last line) while it blocks if a token was given;
+        a cancelled wait ends here, the job keeps running."""
+        ids = args.get("ids") if isinstance(args.get("ids"), list) else [args.get("id")]
+        ids = [i for i in ids if isinstance(i, str)]
+        started = time.monotonic()
+        timeout = args.get("timeoutMs")
+        total = timeout / 1000 if isinstance(timeout, int) and timeout > 0 else None
+
+        async def report() -> None:
+            while True:
+                elapsed = time.monotonic() - started
+                message = self._progress_text(ids, elapsed)
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await ctx.session.report_progress(round(elapsed, 3), total, message)
+                await anyio.sleep(PROGRESS_INTERVAL_S)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(report)
+            try:
+                return await self.job_tools.call(call)
+            finally:
+                group.cancel_scope.cancel()
+
+    def _progress_text(self, ids: list[str], elapsed: float) -> str:
+        parts = [f"waited {elapsed:.1f}s"]
+        for job_id in ids[:5]:
+            record = self.jm.find(job_id)
+            if record is None:
+                continue
+            last = sanitize_line(record.last_line or "", 160)
+            parts.append(
+                f"{job_id} {record.status.value}" + (f", last line: {last}" if last else "")
+            )
+        return " · ".join(parts)
+
+    def _failure(
+        self, spec: ToolSpec, details: dict[str, Any], args: dict[str, Any]
+    ) -> types.CallToolResult | None:
+        if spec.vocabulary == "job":
+            failed = isinstance(details.get("error"), str) and set(details) <= {
+                "action",
+                "error",
+                "job",
+            }
+            if not failed:
+                return None
+            field = _job_field(self.jm, spec.target, args, details["error"])
+        else:
+            if details.get("status") != "error":
+                return None
+            field = details.get("field")
+        message = sanitize_line(str(details.get("error")), 2000)
+        if spec.vocabulary == "job":  # the tool is the action: name it as the model knows it
+            message = message.replace(f"action '{spec.target}'", spec.name)
+        structured = {"error": message, "field": field, "tool": spec.name}
+        if isinstance(details.get("job"), dict):
+            structured["job"] = details["job"]
+        text = message if field is None or field in message else f"{field}: {message}"
+        return _error(text, structured)
+
+    # -- resources -----------------------------------------------------------------
+    async def _list_resources(self, _ctx: Any, _params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=await self.resources.listing())
+
+    async def _list_templates(self, _ctx: Any, _params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=self.resources.templates())
+
+    async def _read_resource(
+        self, _ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        contents = await self.resources.read(str(params.uri))
+        return types.ReadResourceResult(contents=[contents])
+
+    async def _subscribe(
+        self, _ctx: Any, params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        await self.resources.check(str(params.uri))
+        self.notifier.subscribed.add(str(params.uri))
+        return types.EmptyResult()
+
+    async def _unsubscribe(
+        self, _ctx: Any, params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        self.notifier.subscribed.discard(str(params.uri))
+        return types.EmptyResult()
+
+    async def _set_level(self, _ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        self.notifier.set_level(params.level)
+        return types.EmptyResult()
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    annotations = types.ToolAnnotations(
+        title=spec.name,
+        read_only_hint=spec.target in READ_ONLY,
+        destructive_hint=spec.target in DESTRUCTIVE,
+        open_world_hint=False,
+    )
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        output_schema=spec.output_schema,
+        annotations=annotations,
+    )
+
+
+def _error(text: str, structured: dict[str, Any] | None = None) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured or {"error": text},
+        is_error=True,
+    )
+
+
+def _job_field(manager: JobManager, action: str, args: dict[str, Any], message: str) -> str | None:
+    """The field a failed `job` call names: the schema's answer, else the id it acted on."""
+    from jobs_tui.engine.tools.job import CallError, validate
+
+    if "action" in args:
+        return "action"
+    try:
+        validate({"action": action, **args}, session_cwd=manager.cwd)
+    except CallError as exc:
+        return exc.field
+    for name in ("id", "ids"):
+        if name in args and name in message:
+            return name
+    return "id" if "id" in args else None
+
+
+# -- the process ---------------------------------------------------------------------
+def session_of(options: Options) -> tuple[str, bool]:
+    """(session id, persistent): `mcp-<pid>` and non-persistent unless --session names one."""
+    name = (options.session or "").strip()
+    if name:
+        return name, True
+    return f"mcp-{os.getpid()}", False
+
+
+async def serve(options: Options) -> int:
+    from jobs_tui.engine import JobError, JobManager
+
+    from ..session import unusable_registry
+
+    session, persistent = session_of(options)
+    manager = JobManager(
+        cwd=options.cwd,
+        session_id=session,
+        persistent=persistent,
+        registry_dir_flag=options.registry_dir,
+    )
+    try:
+        await manager.open()
+    except (OSError, JobError) as exc:
+        if isinstance(exc, JobError) and exc.field != "registry_dir":
+            raise
+        raise unusable_registry(exc, str(manager.dir), options.registry_dir) from exc
+    manager.install_signal_handlers()
+    app = JobsMcp(manager, options)
+    try:
+        await app.run_stdio()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await manager.close()  # non-detached jobs of a non-persistent session die here
+    return 0
+
+
+def run(options: Options) -> int:
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="jobs-tui mcp: %(message)s"
+    )
+    return asyncio.run(serve(options))

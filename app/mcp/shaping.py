@@ -1,0 +1,225 @@
+"""Output a model can use: sanitized, `\\r` bars collapsed, head and tail under a size limit.
+
+Pure functions over the JSON-ready dicts the tool adapters return. Job output is hostile:
+every line of text built here passes the engine's sanitizer (`sanitize_line` for one
+line, `sanitize_log` for log text), and a long output keeps its head and its tail (where
+errors usually are) around an explicit `… N lines / B bytes omitted …` marker, followed by
+where the full log is.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from jobs_tui.engine.format import memory, outcome_line, row, summary
+from jobs_tui.engine.model import JobRecord, RecordError
+from jobs_tui.engine.sanitize import sanitize_line, sanitize_log
+
+DEFAULT_LIMIT = 16 * 1024
+HEAD_SHARE = 4  # a quarter of the budget for the head, the rest for the tail
+MIN_LIMIT = 256
+
+
+@dataclass(frozen=True)
+class Shaped:
+    text: str
+    omitted_lines: int = 0
+    omitted_bytes: int = 0
+
+    @property
+    def cut(self) -> bool:
+        return self.omitted_bytes > 0
+
+
+def omitted_marker(lines: int, nbytes: int) -> str:
+    return f"… {lines} lines / {nbytes} bytes omitted …"
+
+
+def shape(text: str, limit: int = DEFAULT_LIMIT) -> Shaped:
+    """Sanitized text of at most about `limit` UTF-8 bytes: head, marker, tail.
+
+    Cuts fall on line boundaries where the kept part has one (a single huge line is cut
+    inside it, never inside a character).
+    """
+    text = sanitize_log(text)
+    data = text.encode("utf-8", "surrogateescape")
+    if len(data) <= limit:
+        return Shaped(text)
+    budget = max(limit - 64, MIN_LIMIT // 2)  # room for the marker
+    head_budget = budget // HEAD_SHARE
+    head = data[:head_budget]
+    newline = head.rfind(b"\n")
+    if newline >= 0:
+        head = head[: newline + 1]
+    tail = data[len(data) - (budget - len(head)) :]
+    newline = tail.find(b"\n")
+    if 0 <= newline < len(tail) - 1:
+        tail = tail[newline + 1 :]
+    omitted = data[len(head) : len(data) - len(tail)]
+    lines = omitted.count(b"\n")
+    marker = omitted_marker(lines, len(omitted))
+    glue = "" if head.endswith(b"\n") or not head else "\n"
+    shaped = head.decode("utf-8", "ignore") + glue + marker + "\n" + tail.decode("utf-8", "ignore")
+    return Shaped(shaped, lines, len(omitted))
+
+
+def _record(data: Any) -> JobRecord | None:
+    try:
+        return JobRecord.from_json(data)
+    except (RecordError, TypeError, ValueError, KeyError):
+        return None
+
+
+def outcome(data: Any) -> str:
+    """`✓ j1 tests · exit 0 · 12.0s`, sanitized (labels may come from another session)."""
+    record = _record(data)
+    if record is None:
+        return ""
+    return sanitize_line(outcome_line(record, time.time() * 1000), 400)
+
+
+def usage_text(job: dict[str, Any]) -> str | None:
+    """`cpu 12% · mem 85 MiB · 3 procs · listening :5173` from JobDetails' usage fields."""
+    if "rssBytes" not in job and "cpuPercent" not in job:
+        return None
+    cpu = job.get("cpuPercent")
+    parts = ["cpu –" if not isinstance(cpu, int | float) else f"cpu {cpu:.0f}%"]
+    if isinstance(job.get("rssBytes"), int):
+        parts.append(f"mem {memory(job['rssBytes'])}")
+    count = job.get("processCount")
+    if isinstance(count, int):
+        parts.append(f"{count} proc{'' if count == 1 else 's'}")
+    ports = job.get("ports")
+    if isinstance(ports, list) and ports:
+        shown = []
+        for port in ports:
+            if isinstance(port, dict):
+                udp = "/udp" if port.get("proto") == "udp" else ""
+                shown.append(f":{port.get('port')}{udp}")
+        parts.append("listening " + " ".join(shown))
+    return sanitize_line(" · ".join(parts), 400)
+
+
+def where_log(job: dict[str, Any]) -> str | None:
+    path = job.get("logPath")
+    if not isinstance(path, str) or not path:
+        return None
+    job_id = job.get("id", "ID")
+    return sanitize_line(
+        f"full log: {path} (older output in {path}.1 after a rotation; "
+        f"`jobs-tui logs {job_id} --offset 0 --limit 1000` pages it)",
+        2000,
+    )
+
+
+def shape_details(details: dict[str, Any], limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+    """The structured result with its long text fields (`logs`, `output`) bounded."""
+    out = dict(details)
+    for key in ("logs", "output", "text"):
+        value = out.get(key)
+        if isinstance(value, str):
+            shaped = shape(value, limit)
+            out[key] = shaped.text
+            if shaped.cut:
+                out["omittedLines"] = shaped.omitted_lines
+                out["omittedBytes"] = shaped.omitted_bytes
+    job = out.get("job")
+    if "logs" in out and isinstance(job, dict) and isinstance(job.get("logPath"), str):
+        out["logFile"] = job["logPath"]
+    return out
+
+
+def _list_text(details: dict[str, Any]) -> str:
+    records = [r for r in (_record(j) for j in details.get("jobs", [])) if r is not None]
+    session = str(details.get("sessionId", ""))
+    now = time.time() * 1000
+    lines = [summary(records, session)] if "sessionId" in details else []
+    lines += [row(r, now, peer=r.session_id != session and bool(session)) for r in records]
+    lines += [f"problem: {p}" for p in details.get("problems", []) if isinstance(p, str)]
+    return "\n".join(sanitize_line(line, 400) for line in lines) or "no jobs"
+
+
+def job_text(action: str, details: dict[str, Any]) -> str:
+    """A short human text for a `job` action's (already shaped) result."""
+    job = details.get("job") if isinstance(details.get("job"), dict) else {}
+    head = outcome(job) if job else ""
+    lines = [head] if head else []
+    if action in ("list", "clear"):
+        if action == "clear":
+            ids = ", ".join(
+                str(j.get("id")) for j in details.get("jobs", []) if isinstance(j, dict)
+            )
+            return sanitize_line(
+                f"cleared {details.get('cleared', 0)}" + (f": {ids}" if ids else "")
+            )
+        return _list_text(details)
+    if action == "start":
+        lines.append("started; a notification says when it finishes (job_wait blocks for it)")
+    if action == "restart" and (previous := details.get("restartOf") or job.get("restartOf")):
+        lines.append(sanitize_line(f"restart of {previous}; the new id is {job.get('id')}"))
+    if action == "status" and (usage := usage_text(job)):
+        lines.append(usage)
+    if action == "send":
+        closed = "; stdin closed" if details.get("stdinClosed") else ""
+        lines.append(f"sent {details.get('sent', 0)} bytes{closed}")
+    if action == "kill":
+        if details.get("escalated"):
+            lines.append("SIGKILL followed: the tree outlived the grace")
+        if isinstance(details.get("error"), str):
+            lines.append(sanitize_line(details["error"], 400))
+    if action == "wait":
+        lines += _wait_lines(details)
+    if action == "logs":
+        lines += _logs_lines(details, job)
+    if not lines:
+        lines.append(sanitize_line(json.dumps(details, ensure_ascii=False), 2000))
+    return "\n".join(lines)
+
+
+def _wait_lines(details: dict[str, Any]) -> list[str]:
+    lines = []
+    match = details.get("match")
+    if isinstance(match, dict) and isinstance(match.get("line"), str):
+        which = match.get("id") or match.get("jobId") or "?"
+        lines.append(sanitize_line(f"matched in {which}: {match['line']}", 1000))
+    for other in details.get("jobs", []) or []:
+        if isinstance(other, dict) and (text := outcome(other)):
+            lines.append(text)
+    if details.get("cancelled"):
+        lines.append("wait cancelled; the job keeps running")
+    elif details.get("timedOut"):
+        lines.append("timed out; the job keeps running")
+    return lines
+
+
+def _logs_lines(details: dict[str, Any], job: dict[str, Any]) -> list[str]:
+    lines = []
+    if details.get("truncated"):
+        earlier = details.get("earlierLines") or 0
+        what = f"{earlier} earlier lines" if earlier else f"{details.get('earlierBytes', 0)} bytes"
+        lines.append(f"… {what} not shown (ask for more lines, or page the full log)")
+    if isinstance(details.get("note"), str):
+        lines.append(sanitize_line(details["note"], 400))
+    logs = details.get("logs")
+    lines.append(logs.rstrip("\n") if isinstance(logs, str) else "")
+    if (where := where_log(job)) is not None:
+        lines.append(where)
+    return lines
+
+
+def vocabulary_text(details: dict[str, Any]) -> str:
+    """exec_command / process results: their fields in one line, then the output, if any."""
+    body = None
+    fields = {}
+    for key, value in details.items():
+        if key in ("output", "text", "logs") and isinstance(value, str):
+            body = value if body is None else body
+        else:
+            fields[key] = value
+    head = sanitize_line(json.dumps(fields, ensure_ascii=False, default=str), 4000)
+    if body is None:
+        return head
+    return head + "\n" + sanitize_log(body)
