@@ -146,6 +146,18 @@ def cpu_percent(prev: TreeSample | None, cur: TreeSample) -> float | None:
     return max(0.0, used) / wall * 100
 
 
+def average_cpu_percent(rows: list[ProcRow], clock: float) -> float | None:
+    """CPU % of one core averaged over the tree's life, as `ps` reports %CPU: the CPU time
+    of its processes (reaped children included) over the age of its oldest. For a call
+    with no earlier sample, which should not wait a second for a rate; None without age."""
+    if not rows:
+        return None
+    age = clock - min(r.started for r in rows)
+    if age <= 0:
+        return None
+    return sum(r.cpu_s + r.child_cpu_s for r in rows) / age * 100
+
+
 def job_ports(
     listening: Iterable[tuple[int, Port]], pids: Iterable[int]
 ) -> list[Port]:  # (pid, port) pairs of every listening socket -> those of these pids
@@ -211,8 +223,13 @@ class UsageSampler:
             self._cached_at = time.monotonic()
             return dict(self._cache)
 
-    def sample_now(self, records: list[JobRecord]) -> dict[str, JobUsage]:
-        """One pass for all `records` (running jobs), blocking; the CPU rate since the last."""
+    def sample_once(self, records: list[JobRecord]) -> dict[str, JobUsage]:
+        """One pass for a short call (no rate to keep): CPU averaged over each tree's life."""
+        return self.sample_now(records, average=True)
+
+    def sample_now(self, records: list[JobRecord], average: bool = False) -> dict[str, JobUsage]:
+        """One pass for all `records` (running jobs), blocking; the CPU rate since the last
+        (or, with `average`, over each tree's life)."""
         if not records:
             self._previous.clear()
             return {}
@@ -228,5 +245,9 @@ class UsageSampler:
                 continue  # not (or no longer) a live process here: nothing to say
             now = tree_sample(tree, wall, scan.now)
             self._previous[job_id] = now
-            result[job_id] = summarize(tree, cpu_percent(previous.get(job_id), now), listening)
+            if average:
+                cpu = average_cpu_percent(tree, scan.now)
+            else:
+                cpu = cpu_percent(previous.get(job_id), now)
+            result[job_id] = summarize(tree, cpu, listening)
         return result

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobs_tui.engine import job_tool_schema
-from jobs_tui.engine.tools.schemas import exec_command_schemas, process_schemas
+from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
 
 from ..outschema import JOB_RECORD
 

@@ -14,6 +14,7 @@ from jobs_tui.engine.resources import (
     JobUsage,
     TreeSample,
     UsageSampler,
+    average_cpu_percent,
     cpu_percent,
     group_trees,
     job_ports,
@@ -96,6 +97,16 @@ def test_cpu_is_none_on_the_first_sample_and_the_delta_over_the_wall_after():
     second = sample(12.0, 102.0, {(1, 1.0): (0, 6.0), (2, 1.0): (1, 1.5)})
     assert cpu_percent(first, second) == pytest.approx(75.0)  # 1.5 s of CPU over 2 s
     assert cpu_percent(first, first) is None  # no wall time between
+
+
+def test_average_cpu_is_the_trees_time_over_its_age_as_ps_reports_it():
+    # shim born at 100, sh at 100.5 (with 2 s reaped from children), a child born at 104
+    tree = [row(1, 0, started=100.0, cpu=0.5), row(2, 1, started=100.5, cpu=1.0, child=2.0)]
+    tree.append(row(3, 2, started=104.0, cpu=1.5))
+    assert average_cpu_percent(tree, 110.0) == pytest.approx(50.0)  # 5 s over 10 s
+    assert average_cpu_percent([row(1, 0, started=100.0, cpu=0.0)], 160.0) == 0.0
+    assert average_cpu_percent(tree, 100.0) is None  # no age yet: no rate
+    assert average_cpu_percent([], 110.0) is None
 
 
 def test_cpu_of_a_reused_pid_is_not_a_delta_of_the_old_process():
