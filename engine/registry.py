@@ -174,7 +174,9 @@ class Registry:
         if not force and time.monotonic() - self._peers_read_at < PEER_REFRESH_S:
             return
         scan = time.monotonic() - self._scanned_at > JOB_FILE_SCAN_S
-        loaded = load_all(self.paths.root, self._cache, check_job_files=scan)
+        # our own file was merged just above; parsed again only if someone changed it
+        own = self.own_path.name if _file_key(self.own_path) == self._written else None
+        loaded = load_all(self.paths.root, self._cache, check_job_files=scan, known=own)
         for problem in loaded.problems:
             self.report(problem)
         self._absorb(loaded.files, now_ms)

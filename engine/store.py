@@ -286,8 +286,12 @@ def load_all(
     cache: dict[str, tuple[FileKey, RegistryFile]] | None = None,
     *,
     check_job_files: bool = True,
+    known: str | None = None,
 ) -> Loaded:
     """Every session file (and a legacy registry.json) in the directory.
+
+    `known` names a file the caller holds as it is on disk (it wrote it, and its key
+    has not changed since): it is left out, not read again.
 
     With `cache`, a file whose inode, size and mtime are unchanged is not parsed again
     (every write is a rename, so an unchanged key means unchanged content). A name we
@@ -311,6 +315,8 @@ def load_all(
     except (FileNotFoundError, NotADirectoryError):
         return Loaded(files, problems)
     for name in sorted(registry_names):
+        if name == known:
+            continue
         path = root / name
         try:
             parsed = read_cached(path, cache)
