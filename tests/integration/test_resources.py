@@ -126,6 +126,9 @@ async def test_a_finished_job_reports_nothing(jm: JobManager):
 
 async def test_a_reused_pid_is_not_counted(jm: JobManager):
     rec = await jm.start("sleep 30")
+    # A start token is the boot and the start tick: a stranger started in the job's own
+    # clock tick (10 ms) would carry the same one, which no real pid reuse can do.
+    await asyncio.sleep(0.05)
     stranger = subprocess.Popen(["sleep", "30"])
     try:
         # The record now names a pid whose token is another process's: the stranger's pid
