@@ -28,7 +28,6 @@ from .reads import emit, list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.results import LogsResult
 
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200
@@ -87,7 +86,7 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
         if args.timestamps:
             wanted["timestamps"] = True
         result = await jm.logs(args.id, args.lines, **wanted)
-        details = logs_details(result)
+        details = result.details()
         if args.timestamps:
             details["times"] = list(result.times)
             shown = result.lines
@@ -100,22 +99,6 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
         return emit(args, details, lines)
     emit(args, {**details, "following": True}, human.logs_lines(details), None)
     return await follow(jm, args, start)
-
-
-def logs_details(result: LogsResult) -> dict[str, Any]:
-    """A tail as the `job` tool's `logs` details have it: the text, and what came before."""
-    details: dict[str, Any] = {
-        "job": result.job.to_json(),
-        "logs": result.text,
-        "truncated": result.truncated,
-    }
-    if result.truncated:
-        details["earlierBytes"] = result.earlier_bytes
-        if result.earlier_lines is not None:
-            details["earlierLines"] = result.earlier_lines
-    if result.note:
-        details["note"] = result.note
-    return details
 
 
 async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 
 from .model import JobRecord
 
+TYPE_CHECKING = False  # not `typing`: short command-line calls load this module
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class JobError(Exception):
     """A request the manager refuses; `field` names the offending call field, if any."""
@@ -60,6 +64,22 @@ class LogsResult:
     rotated_bytes: int = 0  # output rotated away before the retained segments (in earlier_bytes)
     # with timestamps: the wall-clock ms each of `lines` was written (None where unknown)
     times: list[int | None] = field(default_factory=list)
+
+    def details(self, text: str | None = None) -> dict[str, Any]:
+        """The tail as the `job` tool's `logs` details (and `logs --json`) carry it: the
+        text (or `text`, e.g. with times), and what came before it."""
+        details: dict[str, Any] = {
+            "job": self.job.to_json(),
+            "logs": self.text if text is None else text,
+            "truncated": self.truncated,
+        }
+        if self.truncated:
+            details["earlierBytes"] = self.earlier_bytes
+            if self.earlier_lines is not None:
+                details["earlierLines"] = self.earlier_lines
+        if self.note:
+            details["note"] = self.note
+        return details
 
 
 @dataclass

@@ -247,19 +247,7 @@ def _logs(result: LogsResult, timestamps: bool = False) -> dict[str, Any]:
         text = "\n".join(
             _stamp(ms) + line for ms, line in zip(result.times, result.lines, strict=False)
         )
-    details: dict[str, Any] = {
-        "action": "logs",
-        "job": result.job.to_json(),
-        "logs": text,
-        "truncated": result.truncated,
-    }
-    if result.truncated:
-        details["earlierBytes"] = result.earlier_bytes
-        if result.earlier_lines is not None:
-            details["earlierLines"] = result.earlier_lines
-    if result.note:
-        details["note"] = result.note
-    return details
+    return {"action": "logs", **result.details(text)}
 
 
 def _search(record: JobRecord, found: SearchResult, timestamps: bool) -> dict[str, Any]:
