@@ -506,14 +506,11 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
     # -- the list filter (`/`) ---------------------------------------------------------
     def action_filter(self) -> None:
         bar = self.query_one(ListFilter)
-        bar.add_class("-open")
         bar.show_count(len(self.job_list.records), len(self._records))
-        bar.input.focus()
+        bar.open()
 
     def _close_filter(self) -> None:
-        bar = self.query_one(ListFilter)
-        bar.remove_class("-open")
-        bar.input.value = ""
+        self.query_one(ListFilter).close()
         self.filter_text = ""
         self.set_focus(None)
 

@@ -68,6 +68,15 @@ class ListFilter(Horizontal):
     def input(self) -> FilterInput:
         return self.query_one(FilterInput)
 
+    def open(self) -> None:
+        self.add_class("-open")
+        self.input.focus()
+
+    def close(self) -> None:
+        """Hide and empty the field; the screen clears its `filter_text` and the focus."""
+        self.remove_class("-open")
+        self.input.value = ""
+
     def show_count(self, shown: int, total: int) -> None:
         text = f"{shown} of {total}"
         style = "$error" if total and not shown else "bold"

@@ -400,14 +400,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
         return text in (plain.lower() if text == text.lower() else plain)
 
     def action_filter(self) -> None:
-        bar = self.query_one(ListFilter)
-        bar.add_class("-open")
-        bar.input.focus()
+        self.query_one(ListFilter).open()
 
     def _close_filter(self) -> None:
-        bar = self.query_one(ListFilter)
-        bar.remove_class("-open")
-        bar.input.value = ""
+        self.query_one(ListFilter).close()
         self.filter_text = ""
         self.set_focus(None)
 
