@@ -309,6 +309,11 @@ class TermModel:
     def rows(self) -> int:
         return self._screen.lines
 
+    @property
+    def scrollback(self) -> int:
+        """How many scrolled-off rows are kept at most."""
+        return self._screen.history.maxlen or 0
+
     def feed(self, data: bytes) -> None:
         """Raw job bytes; a UTF-8 character or escape cut between two feeds is joined."""
         self.fed += len(data)

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 SCAN_BYTES = 4 * 1024 * 1024  # how far back the last redraw point is looked for
 REPLAY_CAP = 128 * 1024  # a redraw point further back than this is not replayed from
 FALLBACK_BYTES = 64 * 1024  # replayed when there is no redraw point near enough
-READ_CHUNK = 256 * 1024  # bytes one read of the replay or the pump takes at most
+READ_CHUNK = 32 * 1024  # bytes one read of the live pump takes at most (~10 ms to feed)
+BEHIND_BYTES = 2 * 1024 * 1024  # a pump further behind than this catches up (see LivePump)
 POLL_S = 0.01  # without inotify: how often the pump looks for output
 SAFETY_S = 0.5  # with inotify: a look anyway (a rotation between two watches)
 
@@ -164,16 +165,14 @@ def plan_replay(data: bytes, first: int) -> ReplayPlan:
     return ReplayPlan(kept, redraw)
 
 
-def replay(
-    follow_at: Callable[[int], LogFollow], cols: int, rows: int, scrollback: int
-) -> tuple[TermModel, LogFollow]:
-    """Blocking: the model of the job's screen now, and its follower (see module doc)."""
-    end = follow_at(1 << 62).position
-    window = follow_at(max(0, end - SCAN_BYTES))
+def fill(model: TermModel, follow: LogFollow, end: int) -> ReplayPlan:
+    """Blocking: read `follow` from its position up to `end` (at most SCAN_BYTES are
+    asked for) and feed `model` what rebuilds the screen as it is at `end`; `follow`
+    is left at `end`, exactly after what was fed."""
     chunks = []
     first = -1
-    while window.position < end:
-        got = window.read(min(SCAN_BYTES, end - window.position))
+    while follow.position < end:
+        got = follow.read(min(SCAN_BYTES, end - follow.position))
         if first < 0:
             first = got.offset
         if not got.data:
@@ -181,10 +180,21 @@ def replay(
         chunks.append(got.data)
     data = b"".join(chunks)
     first = max(0, first)
-    model = TermModel(cols, rows, scrollback)
-    for part in plan_replay(data, first).parts:
+    plan = plan_replay(data, first)
+    for part in plan.parts:
         model.feed(part if isinstance(part, bytes) else data[part[0] - first : part[1] - first])
-    return model, follow_at(first + len(data))  # exactly after what was fed
+    return plan
+
+
+def replay(
+    follow_at: Callable[[int], LogFollow], cols: int, rows: int, scrollback: int
+) -> tuple[TermModel, LogFollow]:
+    """Blocking: the model of the job's screen now, and its follower (see module doc)."""
+    end = follow_at(1 << 62).position
+    follow = follow_at(max(0, end - SCAN_BYTES))
+    model = TermModel(cols, rows, scrollback)
+    fill(model, follow, end)
+    return model, follow
 
 
 async def open_terminal(
@@ -208,11 +218,25 @@ class LivePump:
     Woken by inotify on the live segment (within milliseconds of a write), with a look
     every SAFETY_S anyway; without inotify, every POLL_S. Reads take at most READ_CHUNK
     at a time, yielding to the loop between them, so a burst never freezes the UI.
+
+    A job that writes faster than the emulator reads (more than BEHIND_BYTES ahead), or
+    whose unread bytes rotated away, is caught up as a view is opened: `fresh()` makes
+    an empty model, it is filled from the last redraw point (off the event loop) and
+    handed to `restart`; the bytes passed over are counted in `skipped`.
     """
 
-    def __init__(self, follow: LogFollow, sink: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        follow: LogFollow,
+        sink: Callable[[bytes], None],
+        fresh: Callable[[], TermModel] | None = None,
+        restart: Callable[[TermModel], None] | None = None,
+    ) -> None:
         self.follow = follow
         self.sink = sink
+        self.fresh = fresh
+        self.restart = restart
+        self.skipped = 0
         self._stopped = asyncio.Event()
         self._wake = asyncio.Event()
 
@@ -220,10 +244,22 @@ class LivePump:
         self._stopped.set()
         self._wake.set()
 
+    async def _catch_up(self, end: int) -> None:
+        assert self.fresh is not None and self.restart is not None
+        model = self.fresh()
+        start = self.follow.position
+        self.follow.position = max(0, end - SCAN_BYTES)
+        plan = await asyncio.to_thread(fill, model, self.follow, end)
+        first = next((p[0] for p in plan.parts if isinstance(p, tuple)), end)
+        self.skipped += max(0, first - start)
+        if not self._stopped.is_set():
+            self.restart(model)
+
     async def run(self) -> None:
         watch = LogWatch(self._wake.set)
         path = getattr(self.follow, "path", None)
         interval = SAFETY_S if (watch.active and path) else POLL_S
+        can_catch_up = self.fresh is not None and self.restart is not None
         try:
             while not self._stopped.is_set():
                 if path and watch.active:
@@ -234,6 +270,11 @@ class LivePump:
                     got = self.follow.read(READ_CHUNK)
                 except JobError:
                     got = None
+                if got is not None and can_catch_up:
+                    behind = got.end - self.follow.position
+                    if got.skipped or behind > BEHIND_BYTES:
+                        await self._catch_up(got.end)
+                        continue
                 if got is not None and got.data:
                     self.sink(got.data)
                     if len(got.data) >= READ_CHUNK:

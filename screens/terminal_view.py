@@ -183,8 +183,23 @@ class TerminalView(ScrollView, can_focus=True):
         woken within milliseconds of each write; stops when the view is removed."""
         if self._pump is not None:
             self._pump.stop()
-        self._pump = LivePump(follow, self.feed)
+        self._pump = LivePump(follow, self.feed, self._fresh_model, self.replace_model)
         self._pump_task = asyncio.get_running_loop().create_task(self._pump.run())
+
+    @property
+    def skipped(self) -> int:
+        """Bytes passed over to catch up with a job that writes faster than it is drawn."""
+        return self._pump.skipped if self._pump is not None else 0
+
+    def _fresh_model(self) -> TermModel:
+        model = self.model
+        return TermModel(model.cols, model.rows, model.scrollback)
+
+    def replace_model(self, model: TermModel) -> None:
+        """Show another model (a catch-up rebuilt the screen); redrawn whole."""
+        self.model = model
+        self._shape = (-1, -1, -1, -1)
+        self._schedule()
 
     def on_unmount(self) -> None:
         if self._pump is not None:
