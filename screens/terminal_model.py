@@ -129,7 +129,7 @@ class _Screen(pyte.Screen):
             if n == 1:
                 line[x] = cells[data]
             else:
-                line.update(zip(range(x, x + n), map(cells.__getitem__, data), strict=True))
+                line.update(zip(range(x, x + n), map(cells.__getitem__, data), strict=False))
             cursor.x = x + n
             self.dirty.add(cursor.y)
             return

@@ -142,3 +142,21 @@ async def test_a_real_pty_job_is_shown_after_open_and_followed_live(jm):
 def _log(jm, job_id: str) -> bytes:  # type: ignore[no-untyped-def]
     follow = jm.follow(job_id, 0)
     return follow.read().data
+
+
+async def test_hostile_output_reaches_the_screen_as_cells_only():
+    import unicodedata
+
+    from tests.unit.test_terminal_model import HOSTILE
+
+    view = TerminalView(TermModel(40, 6), job_id="j3")
+    app = ViewApp(view)
+    async with app.run_test(size=(42, 8)) as pilot:
+        view.feed(HOSTILE + b"\x1b]0;" + b"A" * 100_000)  # an OSC that never ends
+        view.feed(b"\x07visible")
+        await pilot.pause(0.1)
+        assert "visible" in screen_text(app) and "AAAA" not in screen_text(app)
+        for y in range(6):
+            for segment in view.render_line(y):
+                for ch in segment.text:
+                    assert unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Zl", "Zp"), ch
