@@ -201,6 +201,9 @@ class TerminalView(ScrollView, can_focus=True):
         self._shape = (-1, -1, -1, -1)
         self._schedule()
 
+    def on_mount(self) -> None:
+        self._schedule()  # a model fed before the view existed (a replay) is shown at once
+
     def on_unmount(self) -> None:
         if self._pump is not None:
             self._pump.stop()
@@ -234,6 +237,7 @@ class TerminalView(ScrollView, can_focus=True):
             self.virtual_size = Size(model.cols, hist + model.rows)
             if self.following:
                 self._quietly(self.follow_end)
+                self.call_after_refresh(self._quietly, self.follow_end)  # once laid out
             self.refresh()
         else:
             rows = {hist + y for y in dirty}
