@@ -122,7 +122,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
         "match(1)": "next match",
         "match(-1)": "previous match",
         "interactive": "type into the job (this session's running jobs)",
-        "leave": "stop typing into the job (the one key typing keeps)",
+        "screen.leave": "stop typing into the job (the one key typing keeps)",
         "help": "this list of keys",
         "back": "back to the list (closes find first)",
     }

@@ -226,6 +226,35 @@ async def test_every_key_reaches_the_job_as_a_terminal_sends_it(jm: JobManager):
         assert app.dismissed == 0 and app.is_running
 
 
+async def test_arrows_follow_the_programs_cursor_key_mode(jm: JobManager):
+    rec = await jm.start(raw_job("\x1b[?1h"), label="app cursor", tty=True)  # DECCKM on
+    app = host(jm, rec.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot, "ready")
+        assert screen.view.model.modes.app_cursor
+        await typing(pilot, screen)
+        await pilot.press("up", "left", "home")
+        await wait_received(jm, rec.id, b"\x1bOA\x1bOD\x1bOH")
+
+
+async def test_the_footer_and_help_while_typing(jm: JobManager):
+    rec = await jm.start(raw_job(), label="raw", tty=True)
+    app = host(jm, rec.id)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await opened(pilot, "ready")
+        footer = screen_text(app).splitlines()[-1]
+        assert "Type into it" in footer and "Stop typing" not in footer
+        await typing(pilot, screen)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Stop typing" in footer and "Find" not in footer and "Type into it" not in footer
+        await pilot.press("ctrl+right_square_bracket")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "type into the job" in text and "stop typing into the job" in text, text
+        assert "^]" in text
+
+
 async def test_keys_in_order_and_ctrl_c_keeps_a_repl_running(jm: JobManager):
     rec = await jm.start(f"{PY} -q", label="repl", tty=True)
     app = host(jm, rec.id)
