@@ -33,7 +33,7 @@ from .keyencode import encode_key, encode_paste
 from .log_header import title_content
 from .source import Clock, JobSource, wall_clock
 from .terminal_replay import open_terminal
-from .terminal_typing import LEAVE_KEY, KeySender, TypingView, key_words
+from .terminal_typing import LEAVE_KEY, KeySender, TypingView, key_words, known_size
 from .terminal_view import TerminalView
 from .words import plural
 
@@ -248,7 +248,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
         if record is None:
             self.problem = f"{self.job_id} is no longer in the job table."
             return
-        cols, rows = self.view.model.cols, self.view.model.rows
+        cols, rows = known_size(self.source, self.job_id) or (80, 24)
         try:
             model, follow = await open_terminal(self.source, self.job_id, cols, rows)
         except JobError as exc:

@@ -346,6 +346,21 @@ async def test_typing_sizes_the_job_terminal_to_the_pane_and_leaving_keeps_it(jm
         assert f"terminal {cols2}×{rows2}" in screen_text(app)
 
 
+async def test_opened_again_the_terminal_has_the_size_typing_gave_it(jm: JobManager):
+    rec = await jm.start(f"{PY} -c {shlex.quote(SIZES)}", label="sizes", tty=True)
+    app = host(jm, rec.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot, "size 80x24")
+        await typing(pilot, screen)
+        cols, rows = screen.view.pane_size()
+        assert await until(lambda: f"size {cols}x{rows}" in screen.view.lines_text())
+    app = host(jm, rec.id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await opened(pilot, f"size {cols}x{rows}")
+        assert (screen.view.model.cols, screen.view.model.rows) == (cols, rows)
+        assert f"terminal {cols}×{rows}" in screen_text(app)
+
+
 # -- refusals ------------------------------------------------------------------------
 async def test_a_peers_job_is_viewed_but_not_typed_into(jm: JobManager, peer: JobManager):
     rec = await peer.start(raw_job(), label="theirs", tty=True)
