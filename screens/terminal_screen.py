@@ -305,8 +305,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
             view.focus()
             self.action_follow()
             self._fit_job()
-        else:
-            self.sender.clear()
+        else:  # keys typed before leaving still go out, in order
             self.set_focus(None)
         self._show_sub()
         self._update_bindings()

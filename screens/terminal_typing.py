@@ -121,9 +121,6 @@ class KeySender:
         self.sending = True
         return True
 
-    def clear(self) -> None:
-        self.outbox.clear()
-
     async def drain(self) -> None:
         try:
             while self.outbox:

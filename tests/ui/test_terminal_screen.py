@@ -158,11 +158,12 @@ async def test_i_enters_and_ctrl_bracket_leaves_typing_mode(jm: JobManager):
         assert f"typing into {rec.id}" in text and "ctrl+] leaves" in text
         await pilot.press("a")
         await wait_received(jm, rec.id, b"a")
-        await pilot.press("ctrl+right_square_bracket")
+        await pilot.press("x", "y", "z", "ctrl+right_square_bracket")
         assert await until(lambda: not screen.interactive)
         await pilot.pause()
         assert not screen.view.interactive and screen.focused is None
         assert f"typing into {rec.id}" not in screen_text(app)
+        await wait_received(jm, rec.id, b"axyz")  # typed before leaving: all sent
         await pilot.press("b")  # the screen's again: nothing reaches the job
         await pilot.pause(0.3)
         assert b"b" not in await received(jm, rec.id)
