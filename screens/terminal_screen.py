@@ -32,27 +32,13 @@ from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
 from .log_header import title_content
 from .source import Clock, JobSource, wall_clock
+from .terminal_find import TermFind
 from .terminal_replay import open_terminal
 from .terminal_typing import LEAVE_KEY, KeySender, TypingView, key_words, known_size
 from .terminal_view import TerminalView
 from .words import plural
 
 TICK_S = 0.25  # the header's clock and the job's state
-
-
-def smart_find(lines: list[str], query: str) -> list[tuple[int, int]]:
-    """(line, column) of every match, smart case (a query with a capital is exact)."""
-    if not query:
-        return []
-    fold = query == query.lower()
-    found = []
-    for number, line in enumerate(lines):
-        haystack = line.lower() if fold else line
-        start = haystack.find(query)
-        while start >= 0:
-            found.append((number, start))
-            start = haystack.find(query, start + len(query))
-    return found
 
 
 def sub_content(
@@ -143,8 +129,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
         self._record: JobRecord | None = None
         self._title_key: object = None
         self.sender = KeySender(source, job_id, self._typing_failed)
-        self._matches: list[tuple[int, int]] = []
-        self._match = -1
+        self.finder = TermFind()
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -383,40 +368,33 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     def _close_find(self) -> None:
         self.find_bar.remove_class("-open")
         self.find_bar.input.value = ""
-        self._matches, self._match = [], -1
+        self.finder.clear()
         self.set_focus(None)
         self._update_bindings()
 
-    def _search(self, query: str) -> None:
-        """Every match in the scrollback and the screen; the current one the last."""
-        self._matches = smart_find(self.view.lines_text(), query)
-        self._match = len(self._matches) - 1
-        self._show_match()
-
     def _show_match(self) -> None:
-        query = self.find_bar.input.value
-        self.find_bar.show_count(max(0, self._match), len(self._matches), query)
-        if 0 <= self._match < len(self._matches):
-            line, _column = self._matches[self._match]
-            self.view.jump_to_line(line)
+        finder = self.finder
+        self.find_bar.show_count(max(0, finder.current), len(finder.matches), finder.query)
+        row = finder.row(self.view.model.history_dropped)
+        if row is not None:
+            self.view.jump_to_line(row)
             self.following = self.view.following
 
     def action_match(self, delta: int) -> None:
-        query = self.find_bar.input.value
-        if not query:
+        finder = self.finder
+        if not finder.query:
             self.notify("Nothing to find yet: press / and type.", markup=False)
             return
-        if not self._matches:  # the job may have printed it since
-            self._search(query)
-        if not self._matches:
-            self.notify(f"No matches for {query!r}.", markup=False)
-            return
-        self._match = (self._match + delta) % len(self._matches)
+        finder.step(delta, self.view.lines_text(), self.view.model.history_dropped)
+        if not finder.matches:
+            self.notify(f"No matches for {finder.query!r}.", markup=False)
         self._show_match()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "jobs-find-input":
-            self._search(event.value)
+            view = self.view
+            self.finder.search(event.value, view.lines_text(), view.model.history_dropped)
+            self._show_match()
             self._update_bindings()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -459,7 +437,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
         if action == "follow":
             return not self.following
         if action == "match":
-            return bool(self._matches)
+            return bool(self.finder.query)
         if action == "interactive":
             record = self._record
             return self._cannot_type(record) is None and not self.interactive
