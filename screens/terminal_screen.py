@@ -34,7 +34,7 @@ from .log_header import title_content
 from .source import Clock, JobSource, wall_clock
 from .terminal_find import TermFind
 from .terminal_replay import open_terminal
-from .terminal_typing import LEAVE_KEY, KeySender, TypingView, key_words, known_size
+from .terminal_typing import LEAVE_KEY, PASTE_MAX, KeySender, TypingView, key_words, known_size
 from .terminal_view import TerminalView
 from .words import plural
 
@@ -303,7 +303,16 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
 
     def on_typing_view_pasted(self, message: TypingView.Pasted) -> None:
         message.stop()
-        self._type(encode_paste(message.text, self.view.model.modes))
+        data = encode_paste(message.text, self.view.model.modes)
+        if len(data) > PASTE_MAX:
+            size = f"{len(data) / 1024:.0f} KiB"
+            self.notify(
+                f"Not pasted: {size} is more than the {PASTE_MAX // 1024} KiB a paste may hold.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._type(data)
 
     def _type(self, data: bytes) -> None:
         if not self.interactive:

@@ -28,6 +28,8 @@ from jobs_tui.engine.sanitize import sanitize_line
 from .terminal_view import TerminalView
 
 LEAVE_KEY = "ctrl+right_square_bracket"
+SEND_CHUNK = 64 * 1024  # bytes one engine call carries at most (a long paste: several)
+PASTE_MAX = 512 * 1024  # a larger paste is refused: the job's supervisor holds 1 MiB of input
 
 
 def key_words(key: str) -> str:
@@ -124,8 +126,8 @@ class KeySender:
     async def drain(self) -> None:
         try:
             while self.outbox:
-                data = bytes(self.outbox)
-                self.outbox.clear()
+                data = bytes(self.outbox[:SEND_CHUNK])
+                del self.outbox[:SEND_CHUNK]
                 try:
                     await self.source.send_bytes(self.job_id, data)
                 except JobError as exc:

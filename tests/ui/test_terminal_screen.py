@@ -309,6 +309,23 @@ async def test_paste_is_bracketed_only_when_the_program_asked(jm: JobManager):
             assert got == expected
 
 
+async def test_a_long_paste_arrives_whole_and_a_huge_one_is_refused(jm: JobManager):
+    rec = await jm.start(raw_job(), label="raw", tty=True)
+    app = host(jm, rec.id)
+    text = "".join(f"{n:07d}" for n in range(40_000))  # 280 KB: several engine calls
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot, "ready")
+        await typing(pilot, screen)
+        app.post_message(events.Paste(text))
+        got = await wait_received(jm, rec.id, text[-70:].encode(), timeout=30)
+        assert got == text.encode()
+        app.post_message(events.Paste("x" * (600 * 1024)))
+        assert await until(lambda: any("Not pasted" in note for note in app.notes))
+        await pilot.pause(0.3)
+        assert await received(jm, rec.id) == text.encode()
+        assert screen.interactive
+
+
 async def test_a_paste_outside_typing_mode_goes_nowhere(jm: JobManager):
     rec = await jm.start(raw_job(), label="raw", tty=True)
     app = host(jm, rec.id)
