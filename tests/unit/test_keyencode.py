@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from textual._xterm_parser import XTermParser
+from textual.keys import _character_to_key
 
 from jobs_tui.screens.keyencode import PASTE_END, PASTE_START, encode_key, encode_paste
 from jobs_tui.screens.terminal_model import TermModes
@@ -150,6 +151,13 @@ def test_what_textual_parses_encodes_back_to_the_same_bytes(sent):
 def test_application_cursor_keys_round_trip(sent):
     (key, character), *_ = parse(sent)
     assert encode_key(key, character, APP) == sent.encode()
+
+
+@given(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")))
+def test_any_printable_character_is_sent_as_itself(char):
+    key = _character_to_key(char)
+    assert encode_key(key, char, NORMAL) == char.encode()
+    assert encode_key(f"alt+{key}", char, NORMAL) == b"\x1b" + char.encode()
 
 
 # -- paste ---------------------------------------------------------------------------
