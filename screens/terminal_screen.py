@@ -45,10 +45,9 @@ def sub_content(
     *,
     interactive: bool,
     following: bool,
-    size: tuple[int, int] | None,
+    size: tuple[int, int],
     history: int,
     leave_key: str,
-    note: str = "",
 ) -> Content:
     """`following · terminal 80×24 · 312 lines of scrollback`: the state first, never cut."""
     if interactive:
@@ -57,13 +56,10 @@ def sub_content(
         parts = [("following", "bold $success")]
     else:
         parts = [("paused", "bold $warning")]
-    if size is not None:
-        parts += [" · ", (f"terminal {size[0]}×{size[1]}", "$text-muted")]
+    parts += [" · ", (f"terminal {size[0]}×{size[1]}", "$text-muted")]
     parts += [" · ", (f"{plural(history, 'line')} of scrollback", "$text-muted")]
     if interactive:
         parts += [" · ", (f"{leave_key} leaves", "bold")]
-    if note:
-        parts += [" · ", (note, "$warning")]
     return Content.assemble(*parts)
 
 
@@ -282,15 +278,16 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
 
     def watch_interactive(self, interactive: bool) -> None:
         view = self.view
-        view.leave_key = self.leave_key()
-        view.interactive = interactive
         if interactive:
             if self.find_bar.has_class("-open"):
                 self._close_find()
-            view.focus()
+            self.set_focus(view)  # now, so the leave key is read from the view's bindings
+            view.leave_key = self.leave_key()
+            view.interactive = True
             self.action_follow()
             self._fit_job()
         else:  # keys typed before leaving still go out, in order
+            view.interactive = False
             self.set_focus(None)
         self._show_sub()
         self._update_bindings()

@@ -89,6 +89,10 @@ def shows_row(app: Host, text: str) -> bool:
     return any(line.strip(" │┃") == text for line in screen_text(app).splitlines())
 
 
+def sub(app: Host) -> str:
+    return screen_text(app).splitlines()[1]
+
+
 def host(jm: JobManager, job_id: str) -> Host:
     return Host(lambda: TerminalScreen(jm, job_id))
 
@@ -281,7 +285,8 @@ async def test_the_leave_key_is_rebindable_through_the_app_keymap(jm: JobManager
         app.set_keymap({"term.leave": "ctrl+g"})
         screen = await opened(pilot, "ready")
         await typing(pilot, screen)
-        assert "ctrl+g leaves" in screen_text(app)
+        assert f"typing into {rec.id} · ctrl+g leaves" in screen_text(app)  # the border
+        assert "typing · terminal" in screen_text(app) and "· ctrl+g leaves" in sub(app)
         await pilot.press("ctrl+right_square_bracket")  # no longer the leave key: sent
         await wait_received(jm, rec.id, b"\x1d")
         assert screen.interactive
