@@ -129,7 +129,7 @@ class _Screen(pyte.Screen):
             if n == 1:
                 line[x] = cells[data]
             else:
-                line.update(zip(range(x, x + n), map(cells.__getitem__, data), strict=True))
+                line.update(zip(range(x, x + n), map(cells.__getitem__, data), strict=False))
             cursor.x = x + n
             self.dirty.add(cursor.y)
             return
@@ -308,6 +308,11 @@ class TermModel:
     @property
     def rows(self) -> int:
         return self._screen.lines
+
+    @property
+    def scrollback(self) -> int:
+        """How many scrolled-off rows are kept at most."""
+        return self._screen.history.maxlen or 0
 
     def feed(self, data: bytes) -> None:
         """Raw job bytes; a UTF-8 character or escape cut between two feeds is joined."""

@@ -26,6 +26,9 @@ from typing import Any
 
 ESC = "\x1b"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# The common tokens, matched at once: a run of text, or a plain CSI (no private marker,
+# no intermediates, no colon). Everything else takes the careful path below.
+_FAST = re.compile("([^\x00-\x1f\x7f-\x9f]+)|\x1b\\[([0-9;]*)([@-~])")
 _STRING_END = re.compile("[\x07\x18\x1a\x1b\x9c]")
 _CSI = re.compile(r"([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])")
 _CSI_PREFIX = re.compile(r"[\x20-\x3f]*\Z")
@@ -110,8 +113,18 @@ def colon_sgr(params: str) -> str:
     return ";".join(groups)
 
 
-def _numbers(params: str) -> list[int]:
-    return [min(int(p), 9999) if p.isdigit() else 0 for p in params.split(";")]
+_NUMBERS: dict[str, tuple[int, ...]] = {}
+
+
+def _numbers(params: str) -> tuple[int, ...]:
+    """`"12;;3"` as (12, 0, 3), each at most 9999 (as pyte reads them); cached."""
+    got = _NUMBERS.get(params)
+    if got is None:
+        got = tuple(min(int(p), 9999) if p.isdigit() else 0 for p in params.split(";"))
+        if len(_NUMBERS) >= SGR_CACHE:
+            _NUMBERS.clear()
+        _NUMBERS[params] = got
+    return got
 
 
 class Parser:
@@ -131,10 +144,28 @@ class Parser:
         screen = self.screen
         draw = screen.draw
         search = _CONTROL.search
+        fast = _FAST.match
+        csi = self._csi
         i, n = 0, len(text)
         while i < n:
             if self._in_string:
                 i = self._string(text, i)
+                continue
+            m = fast(text, i)
+            if m is not None:
+                i = m.end()
+                plain = m.group(1)
+                if plain is not None:
+                    draw(plain)
+                    continue
+                params, final = m.group(2, 3)
+                if final == "m":
+                    self._select_rendition(params)
+                    continue
+                handler = csi.get(final)
+                if handler is not None:
+                    with contextlib.suppress(Exception):
+                        handler(*_numbers(params))
                 continue
             m = search(text, i)
             if m is None:

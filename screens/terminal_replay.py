@@ -35,18 +35,15 @@ if TYPE_CHECKING:
 SCAN_BYTES = 4 * 1024 * 1024  # how far back the last redraw point is looked for
 REPLAY_CAP = 128 * 1024  # a redraw point further back than this is not replayed from
 FALLBACK_BYTES = 64 * 1024  # replayed when there is no redraw point near enough
-READ_CHUNK = 256 * 1024  # bytes one read of the replay or the pump takes at most
+READ_CHUNK = 32 * 1024  # bytes one read of the live pump takes at most (~10 ms to feed)
+BEHIND_BYTES = 2 * 1024 * 1024  # a pump further behind than this catches up (see LivePump)
 POLL_S = 0.01  # without inotify: how often the pump looks for output
 SAFETY_S = 0.5  # with inotify: a look anyway (a rotation between two watches)
 
-# Points after which the screen does not depend on what came before (a full-screen
-# clear with the cursor homed, a reset, entering the alternate screen).
-REDRAW = re.compile(
-    rb"\x1b\[(?:1;1)?H\x1b\[[02]?J"
-    rb"|\x1b\[2J"
-    rb"|\x1bc"
-    rb"|\x1b\[\?(?:1049|1047|47)h"
-)
+# Points after which the screen does not depend on what came before: a full-screen
+# clear (with the cursor homed when the program homes it), a reset. Entering the
+# alternate screen is one too, for the alternate screen (see plan_replay).
+REDRAW = re.compile(rb"\x1b\[(?:1;1)?H\x1b\[[02]?J|\x1b\[2J|\x1bc")
 ALT_ON = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")
 ALT_OFF = (b"\x1b[?1049l", b"\x1b[?1047l", b"\x1b[?47l")
 # Private modes a program sets and a replay from the middle must not lose.
@@ -84,69 +81,98 @@ def _modes(data: bytes, lo: int, hi: int) -> bytes:
     return b"".join(out)
 
 
-def _last_redraw(data: bytes, earliest: int, hi: int) -> int:
-    """Where the last redraw point in `data[earliest:hi]` starts (-1: none)."""
+def _redraws(data: bytes, earliest: int, hi: int):  # type: ignore[no-untyped-def]
+    """The redraw points in `data[earliest:hi]`, last first."""
     step = 64 * 1024
     while hi > earliest:  # backwards, one slice at a time: the last one is usually near
         lo = max(earliest, hi - step)
         found = [m.start() for m in REDRAW.finditer(data, lo, hi + 16) if m.start() < hi]
-        if found:
-            return found[-1]
+        for at in reversed(found):
+            for home in (b"\x1b[H", b"\x1b[1;1H"):  # a slice may have cut the home off
+                if data.endswith(home, 0, at) and data.startswith(b"\x1b[2J", at):
+                    at -= len(home)
+                    break
+            yield at
         hi = lo
         step *= 2
-    return -1
 
 
-def _start(data: bytes, hi: int) -> tuple[int, bool]:
-    """Where to replay from to rebuild the screen as it is at `data[hi]`."""
-    cut = _last_redraw(data, max(0, hi - REPLAY_CAP), hi)
-    if cut >= 0:
-        return cut, True
+def _floor(data: bytes, at: int) -> int:
+    """The last reset before `at` (0 without one): nothing before it matters after it."""
+    return max(0, data.rfind(b"\x1bc", 0, at))
+
+
+def _alt_entry(data: bytes, at: int) -> int:
+    """Where the alternate-screen session in force at `data[at]` began (-1: none)."""
+    lo = _floor(data, at)
+    off = _last(data, ALT_OFF, lo, at)
+    if _last(data, ALT_ON, lo, at) <= off:
+        return -1
+    return min(x for x in (data.find(n, max(lo, off + 1), at) for n in ALT_ON) if x >= 0)
+
+
+def _line_start(data: bytes, cut: int, hi: int) -> int:
+    newline = data.find(b"\n", cut, min(hi, cut + 4096))
+    return newline + 1 if newline >= 0 else cut
+
+
+def _main_start(data: bytes, hi: int) -> tuple[int, bool]:
+    """Where to replay from to rebuild the main screen as it is at `data[hi]` (in force,
+    or set aside behind an alternate screen): the last redraw point made on the main
+    screen within REPLAY_CAP, else FALLBACK_BYTES back from a line start outside any
+    alternate-screen session."""
+    earliest = max(0, hi - REPLAY_CAP)
+    for at in _redraws(data, earliest, hi):
+        if data.startswith(b"\x1bc", at) or _alt_entry(data, at) < 0:  # a reset leaves it
+            return at, True
     cut = max(0, hi - FALLBACK_BYTES)
-    if cut:
-        newline = data.find(b"\n", cut, min(hi, cut + 4096))
-        cut = newline + 1 if newline >= 0 else cut
-    return cut, False
+    if cut and _alt_entry(data, cut) >= 0:  # inside a session: from its end on
+        ends = [x for x in (data.find(n, cut, hi) for n in ALT_OFF) if x >= 0]
+        return (min(ends) if ends else hi), False
+    return (_line_start(data, cut, hi) if cut else 0), False
 
 
 def plan_replay(data: bytes, first: int) -> ReplayPlan:
     """How to rebuild the screen from the last bytes of the log (`data`, whose first
-    byte is at absolute position `first`): from the last redraw point near the end,
-    else the last FALLBACK_BYTES. When that point lies in an alternate-screen session,
-    the main screen behind it is rebuilt first, up to the switch, so leaving the
-    alternate screen later shows what it showed."""
+    byte is at absolute position `first`).
+
+    On the main screen: from its last redraw point near the end, else the last
+    FALLBACK_BYTES. On the alternate screen: the main screen behind it is rebuilt first,
+    up to the switch (leaving the alternate screen later shows what it showed), then the
+    alternate screen from its last clear, or from the switch itself when that is near."""
     end = len(data)
-    cut, redraw = _start(data, end)
-    floor = max(0, data.rfind(b"\x1bc", 0, cut))  # a reset forgets everything before it
-    off = _last(data, ALT_OFF, floor, cut)
-    on = [at for at in (data.find(n, max(floor, off + 1), cut + 8) for n in ALT_ON) if at >= 0]
-    entry = min(on) if on else -1
+    entry = _alt_entry(data, end)
     parts: list[tuple[int, int] | bytes] = []
-    if 0 <= entry <= cut:  # the screen now is the alternate one, entered at `entry`
-        main, _ = _start(data, entry)
-        parts.append(_modes(data, floor, main))
-        parts.append((first + main, first + entry))
-        if entry < cut:
-            size = next(len(n) for n in ALT_ON if data.startswith(n, entry))
-            parts.append((first + entry, first + entry + size))
-            parts.append(_modes(data, max(floor, entry), cut))
+    if entry < 0:
+        start, redraw = _main_start(data, end)
+        parts += [_modes(data, _floor(data, start), start), (start, end)]
     else:
-        parts.append(_modes(data, floor, cut))
-    parts.append((first + cut, first + end))
-    kept = tuple(p for p in parts if p and not (isinstance(p, tuple) and p[0] >= p[1]))
+        main, _ = _main_start(data, entry)
+        parts += [_modes(data, _floor(data, main), main), (main, entry)]
+        alt = next(iter(_redraws(data, max(entry, end - REPLAY_CAP), end)), -1)
+        redraw = alt >= 0 or end - entry <= REPLAY_CAP
+        if alt < 0:
+            alt = entry if redraw else _line_start(data, end - FALLBACK_BYTES, end)
+        if alt > entry:
+            size = next(len(n) for n in ALT_ON if data.startswith(n, entry))
+            parts += [(entry, entry + size), _modes(data, entry, alt)]
+        parts.append((alt, end))
+    kept = tuple(
+        (p[0] + first, p[1] + first) if isinstance(p, tuple) else p
+        for p in parts
+        if p and not (isinstance(p, tuple) and p[0] >= p[1])
+    )
     return ReplayPlan(kept, redraw)
 
 
-def replay(
-    follow_at: Callable[[int], LogFollow], cols: int, rows: int, scrollback: int
-) -> tuple[TermModel, LogFollow]:
-    """Blocking: the model of the job's screen now, and its follower (see module doc)."""
-    end = follow_at(1 << 62).position
-    window = follow_at(max(0, end - SCAN_BYTES))
+def fill(model: TermModel, follow: LogFollow, end: int) -> ReplayPlan:
+    """Blocking: read `follow` from its position up to `end` (at most SCAN_BYTES are
+    asked for) and feed `model` what rebuilds the screen as it is at `end`; `follow`
+    is left at `end`, exactly after what was fed."""
     chunks = []
     first = -1
-    while window.position < end:
-        got = window.read(min(SCAN_BYTES, end - window.position))
+    while follow.position < end:
+        got = follow.read(min(SCAN_BYTES, end - follow.position))
         if first < 0:
             first = got.offset
         if not got.data:
@@ -154,10 +180,21 @@ def replay(
         chunks.append(got.data)
     data = b"".join(chunks)
     first = max(0, first)
-    model = TermModel(cols, rows, scrollback)
-    for part in plan_replay(data, first).parts:
+    plan = plan_replay(data, first)
+    for part in plan.parts:
         model.feed(part if isinstance(part, bytes) else data[part[0] - first : part[1] - first])
-    return model, follow_at(first + len(data))  # exactly after what was fed
+    return plan
+
+
+def replay(
+    follow_at: Callable[[int], LogFollow], cols: int, rows: int, scrollback: int
+) -> tuple[TermModel, LogFollow]:
+    """Blocking: the model of the job's screen now, and its follower (see module doc)."""
+    end = follow_at(1 << 62).position
+    follow = follow_at(max(0, end - SCAN_BYTES))
+    model = TermModel(cols, rows, scrollback)
+    fill(model, follow, end)
+    return model, follow
 
 
 async def open_terminal(
@@ -181,11 +218,25 @@ class LivePump:
     Woken by inotify on the live segment (within milliseconds of a write), with a look
     every SAFETY_S anyway; without inotify, every POLL_S. Reads take at most READ_CHUNK
     at a time, yielding to the loop between them, so a burst never freezes the UI.
+
+    A job that writes faster than the emulator reads (more than BEHIND_BYTES ahead), or
+    whose unread bytes rotated away, is caught up as a view is opened: `fresh()` makes
+    an empty model, it is filled from the last redraw point (off the event loop) and
+    handed to `restart`; the bytes passed over are counted in `skipped`.
     """
 
-    def __init__(self, follow: LogFollow, sink: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        follow: LogFollow,
+        sink: Callable[[bytes], None],
+        fresh: Callable[[], TermModel] | None = None,
+        restart: Callable[[TermModel], None] | None = None,
+    ) -> None:
         self.follow = follow
         self.sink = sink
+        self.fresh = fresh
+        self.restart = restart
+        self.skipped = 0
         self._stopped = asyncio.Event()
         self._wake = asyncio.Event()
 
@@ -193,10 +244,22 @@ class LivePump:
         self._stopped.set()
         self._wake.set()
 
+    async def _catch_up(self, end: int) -> None:
+        assert self.fresh is not None and self.restart is not None
+        model = self.fresh()
+        start = self.follow.position
+        self.follow.position = max(0, end - SCAN_BYTES)
+        plan = await asyncio.to_thread(fill, model, self.follow, end)
+        first = next((p[0] for p in plan.parts if isinstance(p, tuple)), end)
+        self.skipped += max(0, first - start)
+        if not self._stopped.is_set():
+            self.restart(model)
+
     async def run(self) -> None:
         watch = LogWatch(self._wake.set)
         path = getattr(self.follow, "path", None)
         interval = SAFETY_S if (watch.active and path) else POLL_S
+        can_catch_up = self.fresh is not None and self.restart is not None
         try:
             while not self._stopped.is_set():
                 if path and watch.active:
@@ -207,6 +270,11 @@ class LivePump:
                     got = self.follow.read(READ_CHUNK)
                 except JobError:
                     got = None
+                if got is not None and can_catch_up:
+                    behind = got.end - self.follow.position
+                    if got.skipped or behind > BEHIND_BYTES:
+                        await self._catch_up(got.end)
+                        continue
                 if got is not None and got.data:
                     self.sink(got.data)
                     if len(got.data) >= READ_CHUNK:

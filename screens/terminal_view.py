@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from itertools import groupby
+from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -40,6 +40,7 @@ ANSI_NAMES = {
 LEAVE_KEY = "ctrl+]"
 STRIP_CACHE = 4096
 _ATTRS = itemgetter(1, 2, 3, 4, 5, 6, 7, 8)
+_DATA = itemgetter(0)
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
@@ -85,25 +86,30 @@ CURSOR = Style(reverse=True)
 
 def row_segments(line: Line, cols: int, cursor_x: int | None = None) -> list[Segment]:
     """One row's cells as segments: runs of one style; the cursor cell reversed."""
-    cells: list[Cell] = [line[x] for x in range(cols)]
-    segments = []
-    if cursor_x is not None and 0 <= cursor_x < cols:
-        if cells[cursor_x].data == "" and cursor_x:  # on a wide character's second half
-            cursor_x -= 1
-        before, at, after = cells[:cursor_x], cells[cursor_x], cells[cursor_x + 1 :]
-        segments.extend(_runs(before))
-        cell = at
-        segments.append(Segment(cell.data or " ", style_of(_ATTRS(cell)) + CURSOR))
-        segments.extend(_runs(after))
-        return segments
-    return _runs(cells)
+    default = getattr(line, "default", None)
+    cells: list[Cell] = list(map(line.get, range(cols), repeat(default, cols)))
+    if cursor_x is None or not 0 <= cursor_x < cols:
+        return _runs(cells)
+    if cells[cursor_x].data == "" and cursor_x:  # on a wide character's second half
+        cursor_x -= 1
+    at = cells[cursor_x]
+    return [
+        *_runs(cells[:cursor_x]),
+        Segment(at.data or " ", style_of(_ATTRS(at)) + CURSOR),
+        *_runs(cells[cursor_x + 1 :]),
+    ]
 
 
 def _runs(cells: list[Cell]) -> list[Segment]:
-    return [
-        Segment("".join([c.data for c in group]), style_of(attrs))
-        for attrs, group in groupby(cells, _ATTRS)
-    ]
+    """Runs of cells with the same attributes (C-level grouping: a row is redrawn often)."""
+    datas = list(map(_DATA, cells))
+    segments = []
+    at = 0
+    for attrs, group in groupby(map(_ATTRS, cells)):
+        size = len(list(group))
+        segments.append(Segment("".join(datas[at : at + size]), style_of(attrs)))
+        at += size
+    return segments
 
 
 class TerminalView(ScrollView, can_focus=True):
@@ -177,8 +183,26 @@ class TerminalView(ScrollView, can_focus=True):
         woken within milliseconds of each write; stops when the view is removed."""
         if self._pump is not None:
             self._pump.stop()
-        self._pump = LivePump(follow, self.feed)
+        self._pump = LivePump(follow, self.feed, self._fresh_model, self.replace_model)
         self._pump_task = asyncio.get_running_loop().create_task(self._pump.run())
+
+    @property
+    def skipped(self) -> int:
+        """Bytes passed over to catch up with a job that writes faster than it is drawn."""
+        return self._pump.skipped if self._pump is not None else 0
+
+    def _fresh_model(self) -> TermModel:
+        model = self.model
+        return TermModel(model.cols, model.rows, model.scrollback)
+
+    def replace_model(self, model: TermModel) -> None:
+        """Show another model (a catch-up rebuilt the screen); redrawn whole."""
+        self.model = model
+        self._shape = (-1, -1, -1, -1)
+        self._schedule()
+
+    def on_mount(self) -> None:
+        self._schedule()  # a model fed before the view existed (a replay) is shown at once
 
     def on_unmount(self) -> None:
         if self._pump is not None:
@@ -213,6 +237,7 @@ class TerminalView(ScrollView, can_focus=True):
             self.virtual_size = Size(model.cols, hist + model.rows)
             if self.following:
                 self._quietly(self.follow_end)
+                self.call_after_refresh(self._quietly, self.follow_end)  # once laid out
             self.refresh()
         else:
             rows = {hist + y for y in dirty}

@@ -68,17 +68,29 @@ async def test_view_shows_the_screen_and_follows_the_bottom():
         assert "line 3" in screen_text(app) and not view.following
 
 
+async def test_a_model_fed_before_the_view_is_shown_at_its_bottom_at_once():
+    model = TermModel(40, 5)
+    model.feed(b"".join(b"replayed %d\r\n" % i for i in range(50)) + b"$ last")
+    view = TerminalView(model, job_id="j3")
+    app = ViewApp(view)
+    async with app.run_test(size=(42, 12)) as pilot:
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "$ last" in text and "replayed 49" in text
+        assert view.following and view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y
+
+
 async def test_pane_size_and_resized_message():
     view = TerminalView(TermModel(80, 24))
     app = ViewApp(view)
     async with app.run_test(size=(50, 10)) as pilot:
         await pilot.pause()
         cols, rows = view.pane_size()
-        assert rows == 10 and cols in (49, 50)  # a vertical scrollbar may take one
+        assert (cols, rows) == (49, 9)  # 80x24 cells: both scrollbars take their cell
         assert app.resized and app.resized[-1] == (cols, rows)
         await pilot.resize_terminal(60, 12)
         await pilot.pause(0.1)
-        assert app.resized[-1] == view.pane_size() and view.pane_size()[1] == 12
+        assert app.resized[-1] == view.pane_size() == (59, 11)
 
 
 async def test_interactive_shows_a_border_and_label():
@@ -142,3 +154,21 @@ async def test_a_real_pty_job_is_shown_after_open_and_followed_live(jm):
 def _log(jm, job_id: str) -> bytes:  # type: ignore[no-untyped-def]
     follow = jm.follow(job_id, 0)
     return follow.read().data
+
+
+async def test_hostile_output_reaches_the_screen_as_cells_only():
+    import unicodedata
+
+    from tests.unit.test_terminal_model import HOSTILE
+
+    view = TerminalView(TermModel(40, 6), job_id="j3")
+    app = ViewApp(view)
+    async with app.run_test(size=(42, 8)) as pilot:
+        view.feed(HOSTILE + b"\x1b]0;" + b"A" * 100_000)  # an OSC that never ends
+        view.feed(b"\x07visible")
+        await pilot.pause(0.1)
+        assert "visible" in screen_text(app) and "AAAA" not in screen_text(app)
+        for y in range(6):
+            for segment in view.render_line(y):
+                for ch in segment.text:
+                    assert unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Zl", "Zp"), ch

@@ -116,3 +116,67 @@ class _Memory:
 
 def _memory_follow(data: bytes):  # type: ignore[no-untyped-def]
     return lambda at: _Memory(data, at)
+
+
+async def test_live_pump_wakes_within_milliseconds_of_a_write(log_dir):
+    import asyncio
+    import statistics
+    import time
+
+    path = write_log(log_dir, b"")
+    follow = LogFollower("j1", path, path + ".1", 0)
+    got: list[tuple[float, bytes]] = []
+    pump = tr.LivePump(follow, lambda data: got.append((time.perf_counter(), data)))
+    task = asyncio.create_task(pump.run())
+    try:
+        await asyncio.sleep(0.05)
+        delays = []
+        for i in range(10):
+            with open(path, "ab") as f:
+                t = time.perf_counter()
+                f.write(b"%d" % i)
+            for _ in range(200):
+                if len(got) > i:
+                    break
+                await asyncio.sleep(0.001)
+            delays.append(got[i][0] - t)
+            await asyncio.sleep(0.02)
+        assert b"".join(d for _, d in got) == b"0123456789"
+        assert statistics.median(delays) < 0.03, delays  # not a 0.2 s poll
+    finally:
+        pump.stop()
+        await task
+
+
+async def test_live_pump_catches_up_with_a_job_that_outwrites_it(log_dir, monkeypatch):
+    import asyncio
+
+    monkeypatch.setattr(tr, "BEHIND_BYTES", 256 * 1024)
+    path = write_log(log_dir, b"start\r\n")
+    follow = LogFollower("j1", path, path + ".1", 0)
+    fed: list[bytes] = []
+    restarted: list[TermModel] = []
+    pump = tr.LivePump(follow, fed.append, lambda: TermModel(40, 6, 100), restarted.append)
+    task = asyncio.create_task(pump.run())
+    try:
+        await asyncio.sleep(0.05)
+        assert b"".join(fed) == b"start\r\n"
+        flood = b"".join(b"flood %07d\r\n" % i for i in range(100_000))  # 1.4 MiB at once
+        with open(path, "ab") as f:
+            f.write(flood + b"\x1b[H\x1b[2Jafter the flood")
+        for _ in range(300):
+            if restarted:
+                break
+            await asyncio.sleep(0.01)
+        assert restarted and restarted[-1].text_lines()[0] == "after the flood"
+        assert pump.skipped > len(flood) // 2
+        with open(path, "ab") as f:
+            f.write(b"!")
+        for _ in range(300):
+            if fed and fed[-1] == b"!":
+                break
+            await asyncio.sleep(0.01)
+        assert fed[-1] == b"!"  # then followed byte for byte again
+    finally:
+        pump.stop()
+        await task
