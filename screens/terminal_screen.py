@@ -30,7 +30,7 @@ from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
-from .log_header import title_content
+from .log_header import human_bytes, title_content
 from .source import Clock, JobSource, wall_clock
 from .terminal_find import TermFind
 from .terminal_replay import open_terminal
@@ -48,6 +48,7 @@ def sub_content(
     size: tuple[int, int],
     history: int,
     leave_key: str,
+    skipped: int = 0,
 ) -> Content:
     """`following · terminal 80×24 · 312 lines of scrollback`: the state first, never cut."""
     if interactive:
@@ -60,6 +61,8 @@ def sub_content(
     parts += [" · ", (f"{plural(history, 'line')} of scrollback", "$text-muted")]
     if interactive:
         parts += [" · ", (f"{leave_key} leaves", "bold")]
+    if skipped:
+        parts += [" · ", (f"skipped {human_bytes(skipped)} to keep up", "$warning")]
     return Content.assemble(*parts)
 
 
@@ -190,6 +193,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
                 size=(model.cols, model.rows),
                 history=model.history_len(),
                 leave_key=self.leave_key(),
+                skipped=self.view.skipped,
             ),
             layout=False,
         )
@@ -236,8 +240,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
             self.problem = sanitize_line(str(exc), 300)
             return
         view = self.view
-        view.model = model
-        view.resize_model(model.cols, model.rows)  # draws the replayed screen
+        view.replace_model(model)
         view.follow_log(follow)
         self.loaded = True
 
