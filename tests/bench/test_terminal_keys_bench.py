@@ -96,10 +96,11 @@ def ui_latencies(registry: str, command: str, runs: int) -> list[float]:
         t = ui.send(b"i")
         ui.first(re.compile(rb"typing into j1"), t, timeout=10)
         time.sleep(0.5)
-        stream = typed_stream(runs + WINDOW)
         line = ""
-        out = []
-        for n, letter in enumerate(stream):
+        out: list[float] = []
+        for letter in typed_stream(4 * runs + 50):
+            if len(out) >= runs:
+                break
             if len(line) >= LINE:  # cat echoes the line back: a fresh one, unmeasured
                 ui.send(b"\r")
                 line = ""
@@ -107,12 +108,11 @@ def ui_latencies(registry: str, command: str, runs: int) -> list[float]:
             line += letter
             time.sleep(0.1)
             t = ui.send(letter.encode())
-            shown = re.compile(re.escape(line[-WINDOW:].encode()))
-            if len(line) >= WINDOW and n >= WINDOW:
-                ts, _ = ui.first(shown, t, timeout=10)
-                out.append((ts - t) * 1000)
-            else:
+            if len(line) < WINDOW:  # too short to name this key press on screen
                 time.sleep(0.1)
+                continue
+            ts, _ = ui.first(re.compile(re.escape(line[-WINDOW:].encode())), t, timeout=10)
+            out.append((ts - t) * 1000)
         return out[:runs]
     finally:
         ui.close()
