@@ -11,6 +11,7 @@ from .confirm import ConfirmScreen
 from .jobs_screen import JobsScreen
 from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
+from .terminal_screen import TerminalScreen
 
 __all__ = [
     "Clock",
@@ -19,5 +20,6 @@ __all__ = [
     "JobsScreen",
     "LogScreen",
     "StatusChips",
+    "TerminalScreen",
     "wall_clock",
 ]

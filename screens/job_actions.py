@@ -1,4 +1,5 @@
-"""The list's verbs that change jobs, each behind a y/N: kill, clear, take over, restart.
+"""The list's verbs that change jobs, each behind a y/N: kill, clear, take over, restart;
+and opening a job: its emulated terminal for a job started with one, else its log.
 
 Mixed into `JobsScreen` (it holds the selection, the source and the list); every engine
 call runs in a worker that cannot exit the host, and a refusal is a notification.
@@ -19,6 +20,8 @@ from jobs_tui.engine.sanitize import sanitize_line
 
 from .confirm import ConfirmScreen
 from .detail import outcome_text
+from .log_screen import LogScreen
+from .terminal_screen import TerminalScreen
 from .words import plural
 
 if TYPE_CHECKING:
@@ -55,6 +58,15 @@ class JobActions(_Base):
     """Kill, clear, take over and restart the selected job (or this session's finished ones)."""
 
     _kills: dict[str, KillUnderWay]
+
+    def action_open_log(self) -> None:
+        """A tty job opens on its emulated screen (typing into it is one key away)."""
+        record = self.selected
+        if record is None:
+            self.notify("No job selected.", severity="warning")
+            return
+        screen = TerminalScreen if record.tty else LogScreen
+        self.app.push_screen(screen(self.source, record.id, clock=self.clock))
 
     # -- destructive verbs, each behind a y/N ------------------------------------------
     def action_kill(self) -> None:

@@ -37,7 +37,6 @@ from .help import HelpScreen, key_rows
 from .job_actions import JobActions, KillUnderWay
 from .job_rows import JobList, any_running, counts_fingerprint, row_order
 from .list_filter import FilterInput, ListFilter, matches
-from .log_screen import LogScreen
 from .source import Clock, JobSource, wall_clock
 from .words import plural
 
@@ -570,10 +569,3 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
     def watch_usage(self, usage: dict[str, JobUsage]) -> None:
         self.job_list.set_usage(usage)
         self._show_detail()
-
-    def action_open_log(self) -> None:
-        record = self.selected
-        if record is None:
-            self.notify("No job selected.", severity="warning")
-            return
-        self.app.push_screen(LogScreen(self.source, record.id, clock=self.clock))

@@ -59,6 +59,11 @@ class JobSource(Protocol):
     - `async usage(ids) -> dict[str, JobUsage]`: what running jobs use (CPU, memory,
       processes, listening ports), sampled off the event loop; the list asks once a second
       while it is shown. Without it the detail pane has no usage line.
+    - `async send_bytes(job_id, data, eof=False) -> dict`: raw bytes to an own running
+      job's terminal (or stdin); the terminal screen's typing mode sends every key with
+      it. Without it `i` there says the job cannot be typed into.
+    - `async resize(job_id, cols, rows) -> JobRecord`: a terminal job's window size (the
+      program sees SIGWINCH); typing mode keeps it the size of the pane.
     """
 
     session_id: str

@@ -1,0 +1,453 @@
+"""`TerminalScreen`: a PTY job's emulated screen, its scrollback, and typing straight into it.
+
+The job's screen is rebuilt by a terminal emulator (`TerminalView`, fed the raw log);
+nothing of the job's output reaches the real terminal but rendered cells. View mode
+scrolls the scrollback and finds text in it, as the log pane does; interactive mode
+(`i`, this session's running jobs only) sends every key to the job encoded as a
+terminal would (`keyencode`), pastes as bracketed paste when the program asked for
+it, and keeps the job's terminal the size of the pane. `ctrl+]` (binding id
+`term.leave`, rebindable in the app's keymap) is the one key it keeps for itself.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.sanitize import sanitize_line
+
+from .css import stylesheet
+from .find_bar import FindBar
+from .footer_keys import ApplicableKeys
+from .help import HelpScreen, key_rows
+from .keyencode import encode_key, encode_paste
+from .log_header import human_bytes, title_content
+from .source import Clock, JobSource, wall_clock
+from .terminal_find import TermFind
+from .terminal_replay import open_terminal
+from .terminal_typing import LEAVE_KEY, PASTE_MAX, KeySender, TypingView, key_words, known_size
+from .terminal_view import TerminalView
+from .words import plural
+
+TICK_S = 0.25  # the header's clock and the job's state
+
+
+def sub_content(
+    *,
+    interactive: bool,
+    following: bool,
+    size: tuple[int, int],
+    history: int,
+    leave_key: str,
+    skipped: int = 0,
+) -> Content:
+    """`following · terminal 80×24 · 312 lines of scrollback`: the state first, never cut."""
+    if interactive:
+        parts: list[str | tuple[str, str]] = [("typing", "bold $accent")]
+    elif following:
+        parts = [("following", "bold $success")]
+    else:
+        parts = [("paused", "bold $warning")]
+    parts += [" · ", (f"terminal {size[0]}×{size[1]}", "$text-muted")]
+    parts += [" · ", (f"{plural(history, 'line')} of scrollback", "$text-muted")]
+    if interactive:
+        parts += [" · ", (f"{leave_key} leaves", "bold")]
+    if skipped:
+        parts += [" · ", (f"skipped {human_bytes(skipped)} to keep up", "$warning")]
+    return Content.assemble(*parts)
+
+
+class TerminalScreen(ApplicableKeys, Screen[None]):
+    """A tty job's screen: scroll, find, and (own running jobs) type into it with `i`."""
+
+    TRACKED = ("follow", "match", "interactive")
+    AUTO_FOCUS = ""  # keys belong to the screen until the user types into the job
+
+    interactive: reactive[bool] = reactive(False, init=False)
+    """Every key goes to the job (the view is focused and claims them), but the leave key."""
+    following: reactive[bool] = reactive(True, init=False)
+    """The view keeps to the bottom of the screen; scrolling up pauses it."""
+    loaded: reactive[bool] = reactive(False, init=False)
+    """The job's screen is rebuilt and followed."""
+    problem: reactive[str] = reactive("", init=False)
+    """Why the terminal cannot be shown (sanitized)."""
+
+    DEFAULT_CSS = stylesheet("terminal_screen.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll(-1)", "Up", show=False, id="term.up"),
+        Binding("down,j", "scroll(1)", "Down", show=False, id="term.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="term.page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="term.page-down"),
+        Binding("home,g", "top", "Top", show=False, id="term.top"),
+        Binding("end,G", "follow", "End", show=False, id="term.end"),
+        Binding("f", "follow", "Follow", id="term.follow"),
+        Binding("slash", "find", "Find", key_display="/", id="term.find"),
+        Binding("n", "match(1)", "Next", id="term.next"),
+        Binding("N", "match(-1)", "Previous", id="term.previous"),
+        Binding("i", "interactive", "Type into it", id="term.interactive"),
+        Binding("question_mark", "help", "Keys", key_display="?", id="term.help"),
+        Binding("q,escape,backspace", "back", "Back", id="term.back"),
+    ]
+    HELP: ClassVar[dict[str, str]] = {
+        "scroll(-1)": "scroll up into the scrollback (pauses following)",
+        "scroll(1)": "scroll down",
+        "page": "a page up / down",
+        "top": "the top of the scrollback",
+        "follow": "follow the job's screen again",
+        "find": "find in the scrollback and the screen (smart case)",
+        "match(1)": "next match",
+        "match(-1)": "previous match",
+        "interactive": "type into the job (this session's running jobs)",
+        "screen.leave": "stop typing into the job (the one key typing keeps)",
+        "help": "this list of keys",
+        "back": "back to the list (closes find first)",
+    }
+
+    def __init__(
+        self,
+        source: JobSource,
+        job_id: str,
+        *,
+        clock: Clock | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.source = source
+        self.job_id = job_id
+        self.clock: Clock = clock or wall_clock
+        self._record: JobRecord | None = None
+        self._title_key: object = None
+        self.sender = KeySender(source, job_id, self._typing_failed)
+        self.finder = TermFind()
+
+    # -- layout ------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="jobs-term-title")
+        yield Static(id="jobs-term-sub")
+        yield TypingView(job_id=self.job_id, id="jobs-term-view")
+        yield FindBar(id="jobs-find-bar")
+        yield Footer()
+
+    @property
+    def view(self) -> TypingView:
+        return self.query_one(TypingView)
+
+    @property
+    def find_bar(self) -> FindBar:
+        return self.query_one(FindBar)
+
+    def _get(self) -> JobRecord | None:
+        try:
+            self._record = self.source.get(self.job_id)
+        except JobError:
+            self._record = None
+        return self._record
+
+    def on_mount(self) -> None:
+        self._show_title(force=True)
+        self._show_sub()
+        self.set_interval(TICK_S, self._tick)
+        self.run_worker(self._load(), name="open terminal", group="term", exit_on_error=False)
+
+    # -- header ------------------------------------------------------------------------
+    def _show_title(self, force: bool = False) -> None:
+        now = self.clock()
+        record = self._get()
+        key = (
+            None
+            if record is None
+            else (record.status, record.session_id, record.finished_at, record.stopping_at),
+            int(now // max(100, self.source.config.repaint_ms)),
+        )
+        if not force and key == self._title_key:
+            return
+        self._title_key = key
+        peer = record is not None and not self.source.is_own(record)
+        title = self.query_one("#jobs-term-title", Static)
+        title.update(title_content(record, self.job_id, now, peer=peer), layout=False)
+        self._update_bindings()
+
+    def _show_sub(self) -> None:
+        sub = self.query_one("#jobs-term-sub", Static)
+        if self.problem:
+            sub.update(Content.styled(self.problem, "$error"))
+            return
+        if not self.loaded:
+            sub.update(Content.styled("reading the terminal…", "$text-muted"))
+            return
+        model = self.view.model
+        sub.update(
+            sub_content(
+                interactive=self.interactive,
+                following=self.following,
+                size=(model.cols, model.rows),
+                history=model.history_len(),
+                leave_key=self.leave_key(),
+                skipped=self.view.skipped,
+            ),
+            layout=False,
+        )
+
+    def leave_key(self) -> str:
+        """The leave key as a user reads it (`ctrl+]`), after the app's keymap."""
+        for key, active in self.active_bindings.items():
+            if active.binding.id == "term.leave":
+                return key_words(key)
+        return key_words(LEAVE_KEY)
+
+    def _tick(self) -> None:
+        self._show_title()
+        self.following = self.view.following  # the mouse may have scrolled it
+        record = self._record
+        if self.interactive and (record is None or not record.running):
+            self.interactive = False
+            self.notify(f"{self.job_id} has ended; typing into it stopped.", markup=False)
+        ended = record is not None and not record.running and not record.seen
+        mark_seen = getattr(self.source, "mark_seen", None)
+        if ended and self.loaded and mark_seen is not None:  # it ended before the user's eyes
+            mark_seen(record.id)
+        self._show_sub()
+
+    def watch_following(self) -> None:
+        self._show_sub()
+
+    def watch_loaded(self) -> None:
+        self._show_sub()
+
+    def watch_problem(self) -> None:
+        self._show_sub()
+
+    # -- opening -----------------------------------------------------------------------
+    async def _load(self) -> None:
+        record = self._get()
+        if record is None:
+            self.problem = f"{self.job_id} is no longer in the job table."
+            return
+        cols, rows = known_size(self.source, self.job_id) or (80, 24)
+        try:
+            model, follow = await open_terminal(self.source, self.job_id, cols, rows)
+        except JobError as exc:
+            self.problem = sanitize_line(str(exc), 300)
+            return
+        view = self.view
+        view.replace_model(model)
+        view.follow_log(follow)
+        self.loaded = True
+
+    # -- typing into the job -----------------------------------------------------------
+    def _cannot_type(self, record: JobRecord | None) -> str | None:
+        """Why `i` does not start typing mode now (None: it may)."""
+        if record is None:
+            return f"{self.job_id} is no longer in the job table; nothing to type into."
+        if not self.source.is_own(record):
+            return (
+                f"{record.id} is another session's job; to type into it, take it over first "
+                "(t on the list)."
+            )
+        if not record.running:
+            return f"{record.id} has finished; its terminal is view only."
+        if not record.tty:
+            return f"{record.id} was not started with a terminal; nothing to type into."
+        if getattr(self.source, "send_bytes", None) is None:
+            return "This job source cannot send keys to a job."
+        if not self.loaded:
+            return f"{record.id}'s terminal is still being read; try again in a moment."
+        return None
+
+    def action_interactive(self) -> None:
+        why = self._cannot_type(self._get())
+        if why is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
+        self.interactive = True
+
+    def action_leave(self) -> None:
+        self.interactive = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave":  # the footer shows the leave key only while typing
+            return self.interactive
+        return True
+
+    def watch_interactive(self, interactive: bool) -> None:
+        view = self.view
+        if interactive:
+            if self.find_bar.has_class("-open"):
+                self._close_find()
+            self.set_focus(view)  # now, so the leave key is read from the view's bindings
+            view.leave_key = self.leave_key()
+            view.interactive = True
+            self.action_follow()
+            self._fit_job()
+        else:  # keys typed before leaving still go out, in order
+            view.interactive = False
+            self.set_focus(None)
+        self._show_sub()
+        self._update_bindings()
+
+    def on_typing_view_typed(self, message: TypingView.Typed) -> None:
+        message.stop()
+        data = encode_key(message.key, message.character, self.view.model.modes)
+        if data:
+            self._type(data)
+
+    def on_typing_view_pasted(self, message: TypingView.Pasted) -> None:
+        message.stop()
+        data = encode_paste(message.text, self.view.model.modes)
+        if len(data) > PASTE_MAX:
+            size = f"{len(data) / 1024:.0f} KiB"
+            self.notify(
+                f"Not pasted: {size} is more than the {PASTE_MAX // 1024} KiB a paste may hold.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._type(data)
+
+    def _type(self, data: bytes) -> None:
+        if not self.interactive:
+            return
+        if not self.view.following:  # typing shows the job's screen, as a terminal does
+            self.action_follow()
+        if self.sender.push(data):
+            self.run_worker(
+                self.sender.drain(), name="type", group="term-type", exit_on_error=False
+            )
+
+    def _typing_failed(self, why: str) -> None:
+        self.notify(why, severity="error", markup=False)
+        self.interactive = False
+
+    # -- the job's terminal size -------------------------------------------------------
+    def _fit_job(self) -> None:
+        """While typing, the job's terminal is the pane's size (the program redraws)."""
+        if self.sender.want_size(*self.view.pane_size()):
+            self.run_worker(self._resize(), name="resize", group="term-size", exit_on_error=False)
+
+    async def _resize(self) -> None:
+        def warn(why: str) -> None:
+            self.notify(why, severity="warning", markup=False)
+
+        await self.sender.apply_size(self.view.resize_model, warn)
+        self._show_sub()
+
+    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
+        if self.interactive:
+            self._fit_job()
+
+    # -- scrolling ---------------------------------------------------------------------
+    # The view follows the job's screen unless scrolled up (by a key here, or the mouse);
+    # `following` mirrors it for the header and the footer.
+    def _scroll_to(self, y: float, pause: bool) -> None:
+        view = self.view
+        if pause:
+            view.following = False
+        view.scroll_to(y=max(0, y), animate=False, immediate=True)
+        self.following = view.following
+
+    def action_scroll(self, delta: int) -> None:
+        self._scroll_to(self.view.scroll_y + delta, delta < 0)
+
+    def action_page(self, direction: int) -> None:
+        step = max(1, self.view.scrollable_content_region.height - 1)
+        self._scroll_to(self.view.scroll_y + direction * step, direction < 0)
+
+    def action_top(self) -> None:
+        self._scroll_to(0, True)
+
+    def action_follow(self) -> None:
+        self.view.follow_end()
+        self.following = True
+
+    # -- find --------------------------------------------------------------------------
+    def action_find(self) -> None:
+        self.find_bar.add_class("-open")
+        self.find_bar.input.focus()
+
+    def _close_find(self) -> None:
+        self.find_bar.remove_class("-open")
+        self.find_bar.input.value = ""
+        self.finder.clear()
+        self.set_focus(None)
+        self._update_bindings()
+
+    def _show_match(self) -> None:
+        finder = self.finder
+        self.find_bar.show_count(max(0, finder.current), len(finder.matches), finder.query)
+        row = finder.row(self.view.model.history_dropped)
+        if row is not None:
+            self.view.jump_to_line(row)
+            self.following = self.view.following
+
+    def action_match(self, delta: int) -> None:
+        finder = self.finder
+        if not finder.query:
+            self.notify("Nothing to find yet: press / and type.", markup=False)
+            return
+        finder.step(delta, self.view.lines_text(), self.view.model.history_dropped)
+        if not finder.matches:
+            self.notify(f"No matches for {finder.query!r}.", markup=False)
+        self._show_match()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "jobs-find-input":
+            view = self.view
+            self.finder.search(event.value, view.lines_text(), view.model.history_dropped)
+            self._show_match()
+            self._update_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "jobs-find-input":
+            self.set_focus(None)
+
+    # -- help, back, failures ----------------------------------------------------------
+    def action_help(self) -> None:
+        bindings = [*type(self).BINDINGS, *TypingView.BINDINGS]
+        rows = key_rows(self.app, bindings, self.HELP)
+        self.app.push_screen(HelpScreen("The terminal pane", rows))
+
+    def action_back(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):
+            if focused.id == "jobs-find-input":
+                self._close_find()
+            else:
+                self.set_focus(None)
+            return
+        if self.find_bar.has_class("-open"):
+            self._close_find()
+            return
+        self.dismiss(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.group.startswith("term"):
+            self.notify(
+                sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
+                severity="error",
+                markup=False,
+            )
+            if event.worker.group == "term":
+                self.problem = sanitize_line(f"could not read the terminal: {event.worker.error}")
+            elif event.worker.group == "term-type":
+                self.interactive = False
+
+    # -- footer ------------------------------------------------------------------------
+    def _applicable(self, action: str) -> bool:
+        if action == "follow":
+            return not self.following
+        if action == "match":
+            return bool(self.finder.query)
+        if action == "interactive":
+            record = self._record
+            return self._cannot_type(record) is None and not self.interactive
+        return True

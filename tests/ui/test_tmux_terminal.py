@@ -1,0 +1,224 @@
+"""Issue 13 in a real terminal (tmux): type into a PTY job from `jobs-tui`.
+
+`jobs-tui` runs in a tmux pane on a private tmux server (`tmux -L <unique socket>`) with
+a private registry, HOME and config; jobs are started by the command line (`jobs-tui
+start --tty`, the `cli` session) so the app first shows them as a peer's and refuses to
+type into them until they are taken over (`t`), as a user would do. What the job draws
+is read back with `tmux capture-pane`, each wait polled against a deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+ENV_KEYS = ("PATH", "LANG", "LC_ALL")
+
+
+class Tmux:
+    """The app in pane `ui` of a private tmux server; the command line beside it."""
+
+    def __init__(self, socket: str, env: dict[str, str], cwd: str) -> None:
+        self.socket = socket
+        self.env = env
+        self.cwd = cwd
+
+    def run(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30
+        )
+        return out.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "ui")
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        """Each key (a tmux key name, or text with `literal`), a beat apart, as typed."""
+        for key in keys:
+            self.run("send-keys", "-t", "ui", *(["-l"] if literal else []), key)
+            time.sleep(0.1)
+
+    def wait_for(self, text: str, timeout: float = 20.0, gone: bool = False) -> str:
+        """The screen once `text` is on it (or, with `gone`, once it is not)."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if (text in screen) != gone:
+                return screen
+            time.sleep(0.05)
+        state = "still there" if gone else "never appeared"
+        raise AssertionError(f"{text!r} {state}; the screen was:\n{screen}")
+
+    def cli(self, *args: str) -> str:
+        """`jobs-tui ARGS` from the command line (the `cli` session), its stdout."""
+        out = subprocess.run(
+            [sys.executable, "-m", "jobs_tui.app.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=self.env,
+            cwd=self.cwd,
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    def status(self, job_id: str) -> dict:
+        return json.loads(self.cli("status", job_id, "--json"))
+
+    def kill_leftovers(self) -> None:
+        """A test that failed half-way leaves the `cli` session's jobs running: kill them
+        (the command line's kill takes another session's job over)."""
+        listed = json.loads(self.cli("list", "--all", "--json"))
+        for job in listed["jobs"]:
+            if job["status"] == "running":
+                subprocess.run(
+                    [sys.executable, "-m", "jobs_tui.app.cli", "kill", job["id"]],
+                    capture_output=True,
+                    timeout=60,
+                    env=self.env,
+                    cwd=self.cwd,
+                )
+
+
+def poll(check, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return bool(check())
+
+
+@pytest.fixture
+def tmux(registry_dir: str, tmp_path: Path) -> Iterator[Tmux]:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    env.update(
+        HOME=str(home),
+        JOBS_TUI_REGISTRY_DIR=registry_dir,
+        JOBS_TUI_CONFIG=str(home / "config.toml"),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        TERM="xterm-256color",
+    )
+    session = Tmux(f"jobs-tui-term-{os.getpid()}-{time.monotonic_ns()}", env, str(tmp_path))
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command = (
+        f"cd {shlex.quote(str(tmp_path))} && env -i {exports} "
+        f"{shlex.quote(sys.executable)} -m jobs_tui.app.cli; echo EXITED $?; sleep 60"
+    )
+    session.run("new-session", "-d", "-s", "ui", "-x", "110", "-y", "32", command)
+    session.run("resize-window", "-t", "ui", "-x", "110", "-y", "32")
+    try:
+        yield session
+    finally:
+        session.run("kill-server")
+        session.kill_leftovers()
+
+
+def pane_rows(screen: str) -> list[str]:
+    """The screen's rows without the terminal pane's border."""
+    return [line.strip().strip("┃│").strip() for line in screen.splitlines()]
+
+
+def follows(rows: list[str], first: str, then: str) -> bool:
+    return any(a == first and b == then for a, b in pairwise(rows))
+
+
+def open_own(tmux: Tmux, label: str, job_id: str) -> None:
+    """Select the job by its label (the list's filter), take it over, open its terminal."""
+    tmux.keys("/", literal=True)
+    tmux.wait_for("Clear filter")  # the footer once the filter field has the keys
+    tmux.keys(label, literal=True)
+    tmux.keys("Enter")
+    time.sleep(0.3)  # the filter applies on its next tick
+    tmux.keys("t")
+    tmux.wait_for(f"Take over {job_id} ({label})?")
+    tmux.keys("y")
+    tmux.wait_for(f"{job_id} is now this session's job")
+    tmux.keys("Enter")
+
+
+def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
+    tmux.wait_for("0 jobs · 0 running")
+    python = shlex.quote(sys.executable)
+    tmux.cli("start", "--tty", "--label", "repl", "--", f"{python} -q")
+    tmux.wait_for("repl")
+
+    # a peer's job: viewable, but typing into it needs a take-over
+    tmux.keys("g", "Enter")
+    tmux.wait_for(">>>")
+    tmux.keys("i")
+    screen = tmux.wait_for("take")
+    assert "j1 is another session's job" in " ".join(screen.split())
+    assert "t on the list" in " ".join(screen.split())
+    tmux.keys("q")
+    tmux.wait_for("1 jobs · 1 running")
+
+    open_own(tmux, "repl", "j1")
+    tmux.wait_for(">>>")
+    tmux.keys("i")
+    tmux.wait_for("typing into j1")
+    tmux.keys("6*7", literal=True)
+    tmux.keys("Enter")
+    tmux.wait_for("42")
+    assert poll(lambda: follows(pane_rows(tmux.screen()), ">>> 6*7", "42"))
+
+    tmux.keys("C-c")
+    screen = tmux.wait_for("KeyboardInterrupt")
+    time.sleep(0.3)
+    assert tmux.status("j1")["job"]["status"] == "running"
+    tmux.keys("1+1", literal=True)
+    tmux.keys("Enter")
+    tmux.wait_for(">>> 1+1")
+    assert poll(lambda: follows(pane_rows(tmux.screen()), ">>> 1+1", "2"))  # still answers
+
+    tmux.keys("C-]")
+    tmux.wait_for("typing into j1", gone=True)
+    tmux.keys("6", literal=True)  # view mode again: the key is the screen's, not the job's
+    time.sleep(0.3)
+    assert ">>> 6" not in pane_rows(tmux.screen())
+
+    # vim on a terminal: insert text, leave insert mode, quit; the job ends with exit 0
+    tmux.keys("q", "/")  # the list; its filter field, which Esc clears
+    tmux.wait_for("Clear filter")
+    tmux.keys("Escape")
+    tmux.wait_for("Clear filter", gone=True)
+    tmux.cli("start", "--tty", "--label", "editor", "--", "vim -u NONE -N")
+    tmux.wait_for("editor")
+    open_own(tmux, "editor", "j2")
+    tmux.wait_for("~")
+    tmux.keys("i")
+    tmux.wait_for("typing into j2")
+    tmux.keys("ihello", literal=True)
+    tmux.keys("Escape")
+    screen = tmux.wait_for("hello")
+    assert pane_rows(screen).count("~") >= 5, screen  # vim's empty-buffer lines
+    tmux.keys(":q!", literal=True)
+    tmux.keys("Enter")
+    tmux.wait_for("exit 0")
+    record = tmux.status("j2")["job"]
+    assert record["status"] == "exited" and record["exitCode"] == 0
+    tmux.wait_for("typing into j2", gone=True)  # a finished job takes no keys
+
+    tmux.keys("q", "q")  # the list, then quit: j1 still runs here, so it asks
+    tmux.wait_for("Quit and kill")
+    tmux.keys("y")
+    tmux.wait_for("EXITED 0", timeout=30)
