@@ -24,6 +24,7 @@ HEAVY = (
     "jobs_tui.engine.link",
     "psutil",
 )
+STATUS_HEAVY = ("socket", "selectors")  # status samples usage through sock_diag on `_socket`
 
 WRAPPER = (
     "import sys\n"
@@ -67,6 +68,20 @@ def test_exec_list_and_status_load_no_event_loop_and_no_session(cli: Cli, words)
         cli.ok("start", "--", "sleep 30")
     code, loaded, _out = heavy(cli, *words)
     assert code in (0, 3) and loaded == []
+
+
+@pytest.mark.parametrize("words", [("list",), ("status", "j1")])
+def test_list_and_status_load_no_socket_module(cli: Cli, words):
+    cli.ok("start", "--", "sleep 30")
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER.replace(repr(HEAVY), repr(STATUS_HEAVY)), *words],
+        capture_output=True,
+        text=True,
+        env=cli.env(),
+        cwd=cli.cwd,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "HEAVY []" in done.stderr, done.stderr
 
 
 def test_exec_prints_and_exits_as_the_command_did(cli: Cli):
