@@ -206,18 +206,18 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         meanwhile=_printing_imports,
     )
     try:
-        record = quick.wait(record, _yield_ms(args))
-    except Handover:
-        args.started = record.id
-        return None
-    unread = quick.read_unread(record, OUTPUT_CAP)
-    if not record.running and not unread.remaining:
-        quick.mark_seen(record)
-    seen = Collected(record, unread)
-    try:
+        try:
+            record = quick.wait(record, _yield_ms(args))
+        except Handover:
+            args.started = record.id
+            return None
+        unread = quick.read_unread(record, OUTPUT_CAP)
+        if not record.running and not unread.remaining:
+            quick.mark_seen(record)
+        seen = Collected(record, unread)
         return _show(args, quick, seen, _exit_code(seen))  # type: ignore[arg-type]
     finally:
-        quick.close()
+        quick.close()  # the record as it is now, whatever happened (a hand-over, Ctrl-C)
 
 
 async def poll(jm: JobManager, args: argparse.Namespace) -> int:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 SHIM_GONE = "shim-gone"  # supervision.SHIM_GONE (that module loads asyncio)
 REPLY_TIMEOUT_S = 10.0  # the shim's answer to `watch` (ShimLink.request's timeout)
+WRITE_AFTER_S = 0.2  # a job still running this long into the wait: its pids are written
 
 
 class Handover(Exception):
@@ -158,8 +159,11 @@ class QuickExec:
         # Linked at once: the shim of a quick command is gone a few ms after its job, and
         # what a gone shim leaves to do (a sweep by its marker) costs more than this.
         self._socks[job_id] = _link(str(self.paths.socket(job_id)))
+        # Its pids are written with its finish for a quick command (one registry write),
+        # else a moment into the wait (`_follow`), else by `close`: until then the record
+        # is one a peer sees as launching (`reconcile.launching`), as while a start runs.
         identify(record, ready)
-        self.registry.save()
+        self.registry.mark_dirty()
         reservations.release(self.paths, job_id)
         return record
 
@@ -186,21 +190,31 @@ class QuickExec:
         return record
 
     def _follow(self, sock: _socket.socket, record: JobRecord, deadline: float) -> None:
-        """Read the shim's state reply, then its events, until the job settles or time is up."""
+        """Read the shim's state reply, then its events, until the job settles or time is up.
+
+        What changed is written `WRITE_AFTER_S` into the wait (a job still running has its
+        pids on disk by then), then at most once a second, and at the end by `close`."""
         pending = b""
         answered = False
+        reply_by = time.monotonic() + REPLY_TIMEOUT_S
+        write_at = time.monotonic() + WRITE_AFTER_S
         while record.running:
-            if answered:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                sock.settimeout(left)
-            try:
-                chunk = sock.recv(1 << 16)
-            except TimeoutError as exc:
+            now = time.monotonic()
+            if now >= write_at and self.registry.dirty:
+                self.registry.save()
+                write_at = now + 1.0  # a write a full disk refused: again in a second
+            if now >= (deadline if answered else reply_by):
                 if answered:
                     return
-                raise Handover(f"{record.id}: its supervisor did not answer") from exc
+                raise Handover(f"{record.id}: its supervisor did not answer")
+            wake = deadline if answered else reply_by
+            if self.registry.dirty:
+                wake = min(wake, max(write_at, now))
+            sock.settimeout(max(wake - now, 0.001))
+            try:
+                chunk = sock.recv(1 << 16)
+            except TimeoutError:
+                continue
             except OSError:
                 chunk = b""
             if not chunk:  # the shim hung up: its job is over, or it died
@@ -264,14 +278,16 @@ class QuickExec:
         self.settle(record, info)
 
     def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
-        """`JobManager.settle` for a session with no waiters and no subscribers."""
+        """`JobManager.settle` for a session with no waiters and no subscribers. Written by
+        `close`, right after the output is read, with `seen`: one write instead of two (a
+        call killed in between leaves the job to be settled again from its status file)."""
         if not record.running:
             return
         finish(record, info, now_ms(), procs.signal_name)
         if info is not None and info.note:
             self.registry.report(info.note)
         self.registry.prune()
-        self.registry.save()
+        self.registry.mark_dirty()
 
     # -- after the wait -----------------------------------------------------------
     def read_unread(self, record: JobRecord, cap: int) -> Unread:
@@ -300,7 +316,8 @@ class QuickExec:
             self.registry.mark_dirty()
 
     def close(self) -> None:
-        """What closing a persistent session writes: its file, merged (skipped if unchanged)."""
+        """What closing a persistent session writes: its file, merged (skipped if unchanged).
+        Called however the exec ends (an interrupt, a hand-over included)."""
         self.registry.save()
         for sock in self._socks.values():
             if sock is not None:
