@@ -180,6 +180,12 @@ def _verb_main(args: argparse.Namespace) -> int:
             return run_verb(args)
         if args.verb is None:
             args.verb, args.all = "list", False
+        if args.verb == "exec" and getattr(args, "started", None) is None:
+            from .verbs_exec import quick_exec
+
+            code = quick_exec(args)  # no event loop, when the session has nothing to do
+            if code is not None:
+                return code
         if args.verb in ("list", "status"):
             from .reads import glance
 

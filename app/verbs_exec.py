@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import human, jsonout, printing
+from . import printing
 from .errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
@@ -22,7 +23,6 @@ from .errors import (
     VerbError,
     quote,
 )
-from .verbs import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -104,6 +104,8 @@ def translated(jm: JobManager, seen: Collected) -> dict[str, Any]:
 
 
 def _show(args: argparse.Namespace, jm: JobManager, seen: Collected, code: int) -> int:
+    from . import human, jsonout
+
     if args.json:
         jsonout.emit(args.verb, code, args.session, translated(jm, seen))
         return code
@@ -129,28 +131,93 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
     return Collected(record, unread)
 
 
-async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
-    """The command's own exit code if it finished within the yield, else 124 (still running)."""
+def _exit_code(seen: Collected) -> int:
+    """The command's own exit code (128+N for signal N), 124 still running, 125 unknown."""
     from jobs_tui.engine.outcomes import exit_status_code
 
-    record = await jm.start(
+    if seen.running:
+        return EXIT_TIMEOUT
+    status_code = exit_status_code(seen.record)
+    return EXIT_NO_CODE if status_code is None else status_code
+
+
+def _exec_timeout_ms(args: argparse.Namespace) -> int:
+    return EXEC_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms
+
+
+def _yield_ms(args: argparse.Namespace) -> int:
+    return EXEC_YIELD_MS if args.yield_ms is None else args.yield_ms
+
+
+async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
+    """The command's own exit code if it finished within the yield, else 124 (still running).
+
+    A job `quick_exec` started and handed over (`args.started`) is waited for, not started."""
+    started = getattr(args, "started", None)
+    if started is not None:
+        record = jm.get(started)
+    else:
+        record = await jm.start(
+            args.words,
+            stdin=True,
+            timeout_ms=_exec_timeout_ms(args),
+            wake=False,
+            cwd=args.cwd,
+            tty=bool(args.tty),
+            env=args.env,
+        )
+    record = await jm.wait(record.id, _yield_ms(args), report=False)
+    seen = await collect(jm, record)
+    return _show(args, jm, seen, _exit_code(seen))
+
+
+def _printing_imports() -> None:
+    """What `_show` prints with, loaded while the job's shim starts."""
+    from . import human, jsonout  # noqa: F401
+
+
+def quick_exec(args: argparse.Namespace) -> int | None:
+    """`exec` without an event loop (`engine/quickexec.py`), when the session has nothing
+    to do; None: run it on an open session (with `args.started` set if the job was started
+    here and handed over). The same job, output, registry writes and exit code."""
+    if not sys.platform.startswith("linux"):
+        return None
+    from jobs_tui.engine.quickexec import Handover, QuickExec
+
+    from .session import session_name, unusable_registry
+
+    quick = QuickExec(session_name(args.session), args.registry_dir)
+    try:
+        ready = quick.open()
+    except Exception as exc:
+        from jobs_tui.engine.results import JobError
+
+        if isinstance(exc, OSError) or (isinstance(exc, JobError) and exc.field == "registry_dir"):
+            raise unusable_registry(exc, str(quick.dir), args.registry_dir) from exc
+        raise
+    if not ready:
+        return None
+    record = quick.start(
         args.words,
-        stdin=True,
-        timeout_ms=EXEC_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms,
-        wake=False,
+        timeout_ms=_exec_timeout_ms(args),
         cwd=args.cwd,
         tty=bool(args.tty),
         env=args.env,
+        meanwhile=_printing_imports,
     )
-    yield_ms = EXEC_YIELD_MS if args.yield_ms is None else args.yield_ms
-    record = await jm.wait(record.id, yield_ms, report=False)
-    seen = await collect(jm, record)
-    if seen.running:
-        code = EXIT_TIMEOUT
-    else:
-        status_code = exit_status_code(seen.record)
-        code = EXIT_NO_CODE if status_code is None else status_code
-    return _show(args, jm, seen, code)
+    try:
+        try:
+            record = quick.wait(record, _yield_ms(args))
+        except Handover:
+            args.started = record.id
+            return None
+        unread = quick.read_unread(record, OUTPUT_CAP)
+        if not record.running and not unread.remaining:
+            quick.mark_seen(record)
+        seen = Collected(record, unread)
+        return _show(args, quick, seen, _exit_code(seen))  # type: ignore[arg-type]
+    finally:
+        quick.close()  # the record as it is now, whatever happened (a hand-over, Ctrl-C)
 
 
 async def poll(jm: JobManager, args: argparse.Namespace) -> int:
@@ -178,6 +245,8 @@ def project_root(cwd: str) -> str:
 
 def config_verb(args: argparse.Namespace) -> int:
     from jobs_tui.engine.config import Config, resolve_registry_dir, write_defaults
+
+    from .reads import emit
 
     if args.action == "init":
         try:
@@ -211,6 +280,7 @@ def schema_verb(args: argparse.Namespace) -> int:
     from jobs_tui.engine.toolschemas import all_schemas
 
     from .outschema import cli_schemas
+    from .reads import emit
 
     schemas: dict[str, Any] = {**all_schemas(), "cli": cli_schemas()}
     if args.name:

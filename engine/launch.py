@@ -90,6 +90,12 @@ def launch(spec: StartSpec, timeout: float = 15.0, env: dict[str, str] | None = 
     `env` extends the shim's environment, which the job inherits (never argv: that is
     readable by every user through /proc).
     """
+    return spawn(spec, env).ready(timeout)
+
+
+def spawn(spec: StartSpec, env: dict[str, str] | None = None) -> Launching:
+    """Start the shim and return at once: its ready line is read by `Launching.ready`,
+    so a caller can do other work while the shim starts (see `launch`)."""
     ready_r, ready_w = os.pipe()
     args = shim_command(json.dumps({**spec, "readyFd": ready_w}))
     err_path = os.environ.get(ENV_SHIM_STDERR)
@@ -113,28 +119,42 @@ def launch(spec: StartSpec, timeout: float = 15.0, env: dict[str, str] | None = 
         if err_path:
             stderr.close()
     os.close(ready_w)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LaunchError("the job supervisor did not report ready in time")
-            readable, _, _ = select.select([ready_r], [], [], left)
-            if not readable:
-                continue
-            chunk = os.read(ready_r, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(ready_r)
-        proc.wait()
-    raw = b"".join(chunks)
-    try:
-        ready = json.loads(raw)
-    except ValueError as exc:
-        raise LaunchError(f"the job supervisor failed to start (exit {proc.returncode})") from exc
-    if "error" in ready:
-        raise LaunchError(f"the job supervisor could not start the command: {ready['error']}")
-    return ready
+    return Launching(proc, ready_r)
+
+
+class Launching:
+    """A shim on its way: its ready line comes through a pipe."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], ready_r: int) -> None:
+        self.proc = proc
+        self._ready_r = ready_r
+
+    def ready(self, timeout: float = 15.0) -> Ready:
+        """Blocking: the shim's ready message; LaunchError if it failed or took too long."""
+        ready_r, proc = self._ready_r, self.proc
+        chunks: list[bytes] = []
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LaunchError("the job supervisor did not report ready in time")
+                readable, _, _ = select.select([ready_r], [], [], left)
+                if not readable:
+                    continue
+                chunk = os.read(ready_r, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(ready_r)
+            proc.wait()
+        raw = b"".join(chunks)
+        try:
+            ready = json.loads(raw)
+        except ValueError as exc:
+            message = f"the job supervisor failed to start (exit {proc.returncode})"
+            raise LaunchError(message) from exc
+        if "error" in ready:
+            raise LaunchError(f"the job supervisor could not start the command: {ready['error']}")
+        return ready

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .callschema import MAX_LINES
-from .follower import LOG_END, LogFollower
+from .follower import LOG_END, LogFollower, read_sanitized
 from .format import lost_note
 from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_tail
 from .logsearch import SearchResult, read_times, search
@@ -175,22 +175,9 @@ class LogReader:
         bytes are returned as they are (a cut character shows as U+FFFD, as a tail read
         shows it), so a follower that reads to the end never waits for bytes that never come.
         """
-        while True:
-            follower = self.follow(record, max(0, offset))
-            got = await asyncio.to_thread(follower.read, cap)
-            data = got.data
-            capped = got.offset + len(data) < got.end
-            keep = len(data)
-            if record.running or capped:  # the rest of a cut sequence comes with the next read
-                keep = _complete_escape(data[: _complete_utf8(data)])
-            if keep or not capped or cap >= HOLD_LIMIT:
-                break
-            cap = min(HOLD_LIMIT, cap * 2 + 256)  # the cap fell inside one sequence: read more
-        return ReadSince(
-            text=sanitize_log(data[:keep].decode("utf-8", "replace")),
-            offset=got.offset + keep,
-            skipped=got.skipped,
-            end=got.end,
+        live, previous = self.files(record)
+        return await asyncio.to_thread(
+            read_sanitized, record.id, live, previous, offset, cap, record.running
         )
 
     async def end(self, record: JobRecord) -> int:
@@ -271,35 +258,3 @@ def latest_of(data: bytes, *, cut: bool, limit: int = LINE_LIMIT) -> str:
             return "…" + sanitize_line(parts[index], limit - 1)  # its start is not in `data`
         return line
     return ""
-
-
-HOLD_LIMIT = 1 << 20  # a read widens at most this far to finish a cut sequence
-_WHOLE_ESCAPE = re.compile(
-    rb"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI
-    rb"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
-    rb"|[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC
-    rb"|[ -/]*[0-OQ-WYZ\\`a-~])"  # two-character sequences
-)
-
-
-def _complete_escape(data: bytes) -> int:
-    """Length of `data` without a trailing escape sequence that is not finished yet.
-
-    Sanitizing a sequence cut in two would let its second half through as text.
-    """
-    start = data.rfind(b"\x1b", max(0, len(data) - 256))
-    if start < 0 or _WHOLE_ESCAPE.match(data, start):
-        return len(data)
-    return start
-
-
-def _complete_utf8(data: bytes) -> int:
-    """Length of `data` without a trailing incomplete UTF-8 sequence."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte < 0x80:
-            return len(data)
-        if byte >= 0xC0:  # a lead byte: is its sequence complete?
-            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return len(data) if back >= need else len(data) - back
-    return len(data)

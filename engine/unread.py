@@ -13,14 +13,13 @@ processes of one session merge their cursors under a lock (offsets only move for
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .paths import is_job_id
 from .safefiles import REGISTRY_FILE_LIMIT, read_regular
@@ -32,10 +31,23 @@ except ImportError:  # Windows: one process per session there, no lock needed
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from .manager import JobManager
+    import asyncio
+
+    from .paths import RegistryPaths
+    from .results import ReadSince
+
+
+class Reader(Protocol):
+    """What a reader's cursors need of its session: a JobManager, or the command line's
+    exec without an event loop (`engine/quickexec.py`), which reads with `read_now`."""
+
+    persistent: bool
+    session_id: str
+    paths: RegistryPaths
+
 
 MAX_ENTRIES = 500  # oldest job ids beyond this are forgotten
-_SHARED: weakref.WeakKeyDictionary[JobManager, UnreadCursors] = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[Reader, UnreadCursors] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -52,17 +64,17 @@ class Unread:
 class UnreadCursors:
     """One reader's cursors over every job it reads."""
 
-    def __init__(self, manager: JobManager, *, persist: bool | None = None) -> None:
+    def __init__(self, manager: Reader, *, persist: bool | None = None) -> None:
         self.jm = manager
         self.persist = manager.persistent if persist is None else persist
         self.path = manager.paths.cursors(manager.session_id)
         self.lock_path = manager.paths.cursors_lock(manager.session_id)
         self._offsets: dict[str, int] = {}
         self._loaded = not self.persist
-        self._reading = asyncio.Lock()
+        self._reading: asyncio.Lock | None = None  # made on the first async read
 
     @classmethod
-    def shared(cls, manager: JobManager) -> UnreadCursors:
+    def shared(cls, manager: Reader) -> UnreadCursors:
         """The one reader of `manager`'s session: every facade over it uses the same one."""
         cursors = _SHARED.get(manager)
         if cursors is None:
@@ -79,17 +91,36 @@ class UnreadCursors:
         Reads of one reader are serialized (in this process, and across the processes
         of a persistent session), so two concurrent reads never return the same bytes.
         """
+        if self._reading is None:
+            import asyncio
+
+            self._reading = asyncio.Lock()
         async with self._reading:
             with self._locked():
-                if self.persist:  # another process of this session may have read since
-                    on_disk = self._read_file().get(job_id, 0)
-                    self._offsets[job_id] = max(on_disk, self._offsets.get(job_id, 0))
-                self._load()
-                start = self._offsets.get(job_id, 0)
-                got = await self.jm.read_since(job_id, start, cap)
-                if got.offset != start:
-                    self._offsets[job_id] = got.offset
-                    self._save({job_id: got.offset}, locked=True)
+                start = self._start(job_id)
+                got = await self.jm.read_since(job_id, start, cap)  # type: ignore[attr-defined]
+                return self._moved(job_id, start, got)
+
+    def read_now(self, job_id: str, cap: int, since: Callable[[int, int], ReadSince]) -> Unread:
+        """`read` for a caller without an event loop (one thread): `since(offset, cap)`
+        reads the job's log as `JobManager.read_since` does."""
+        with self._locked():
+            start = self._start(job_id)
+            return self._moved(job_id, start, since(start, cap))
+
+    def _start(self, job_id: str) -> int:
+        """Where this reader is in the job's output (under the lock)."""
+        if self.persist:  # another process of this session may have read since
+            on_disk = self._read_file().get(job_id, 0)
+            self._offsets[job_id] = max(on_disk, self._offsets.get(job_id, 0))
+        self._load()
+        return self._offsets.get(job_id, 0)
+
+    def _moved(self, job_id: str, start: int, got: ReadSince) -> Unread:
+        """The cursor past what was read (saved under the lock), and what the read left."""
+        if got.offset != start:
+            self._offsets[job_id] = got.offset
+            self._save({job_id: got.offset}, locked=True)
         return Unread(
             text=got.text,
             offset=got.offset,

@@ -14,6 +14,12 @@ Only exit codes are asserted, never timing. JOBS_TUI_BENCH_CLI_RUNS sets the
 number of exec runs (default 30), JOBS_TUI_BENCH_CLI_WAITS the start/wait pairs
 (default 5), JOBS_TUI_BENCH_CLI_GROWTH_RUNS the runs per call and job count
 (default 15).
+
+A/B against other code: JOBS_TUI_BENCH_CLI_AB=DIR, a directory holding a `jobs_tui`
+package (for example `git archive OLD app engine | tar -x -C DIR/jobs_tui` and an empty
+`DIR/jobs_tui/__init__.py`), times `status`, `list` and `exec -- true` of that code and
+of this one interleaved with `python -c pass`, each on its own registry with 20 running
+jobs (skipped without it).
 """
 
 from __future__ import annotations
@@ -286,3 +292,57 @@ def test_status_list_and_exec_as_running_jobs_grow(bench_root: Path):
             [*runner.cli, "clear", "--all"], env=runner.env, cwd=runner.cwd, capture_output=True
         )
         reap_leftovers()
+
+
+AB_DIR = os.environ.get("JOBS_TUI_BENCH_CLI_AB", "")
+
+
+@pytest.mark.skipif(not AB_DIR, reason="JOBS_TUI_BENCH_CLI_AB names the other code's directory")
+def test_ab_against_other_code(bench_root: Path):
+    """Old and new code in the same run, interleaved: the least noisy way to see a change."""
+    boot = "import sys; sys.path.insert(0, sys.argv.pop(1)); from jobs_tui.app.cli import main; "
+    sides = {
+        "this code": Runner(bench_root, "ab-this"),
+        "other code": Runner(bench_root, "ab-other"),
+    }
+    sides["other code"].cli = [sys.executable, "-c", boot + "sys.exit(main())", AB_DIR]
+    python = [sys.executable, "-c", "pass"]
+    calls = {"status": ("status", "j1"), "list": ("list",), "exec": ("exec", "--", "true")}
+    started = {name: [] for name in sides}
+    figures: dict[str, list[float]] = {"python": []}
+    try:
+        for name, side in sides.items():
+            for _ in range(TARGET_AT):
+                _, out = side.jobs_tui("start", "--json", "--", "sleep 3600")
+                started[name].append(json.loads(out)["job"]["id"])
+        for index in range(GROWTH_RUNS):
+            figures["python"].append(runner_time(sides["this code"], python))
+            order = list(sides.items()) if index % 2 == 0 else list(sides.items())[::-1]
+            for name, side in order:
+                for call, words in calls.items():
+                    figures.setdefault(f"{call}|{name}", []).append(side.jobs_tui(*words)[0])
+            if index % 10 == 9:
+                for side in sides.values():
+                    side.jobs_tui("clear")
+        base = median(figures["python"])
+        table = Table(f"A/B with {TARGET_AT} running jobs, {GROWTH_RUNS} interleaved runs each")
+        for call in calls:
+            this, other = (median(figures[f"{call}|{n}"]) for n in sides)
+            table.add(
+                f"{call}: this / other code",
+                f"{ms(this)} / {ms(other)}",
+                f"python -c pass {ms(base)}",
+                f"{this / base:.2f}x / {other / base:.2f}x",
+                f"{this / other:.2f} of the other's time",
+            )
+        publish(table)
+    finally:
+        for name, side in sides.items():
+            for job_id in started[name]:
+                subprocess.run([*side.cli, "kill", job_id], env=side.env, capture_output=True)
+            subprocess.run([*side.cli, "clear", "--all"], env=side.env, capture_output=True)
+        reap_leftovers()
+
+
+def runner_time(runner: Runner, argv: list[str]) -> float:
+    return runner.timed(argv)[0]
