@@ -537,13 +537,12 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         sampler = getattr(self.source, "usage", None)
         if sampler is None or not self.shown:
             return
-        running = [r.id for r in self._records if r.running]
-        if not running:
+        if not any_running(self._records):
             if self.usage:
                 self.usage = {}
             return
-        self.run_worker(
-            partial(self._fetch_usage, sampler, running),
+        self.run_worker(  # every running job: the list shows peers' too (no ids to check)
+            partial(self._fetch_usage, sampler, None),
             name="usage",
             group="jobs-usage",
             exclusive=True,
@@ -551,7 +550,9 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         )
 
     async def _fetch_usage(
-        self, sampler: Callable[[list[str]], Awaitable[dict[str, JobUsage]]], ids: list[str]
+        self,
+        sampler: Callable[[list[str] | None], Awaitable[dict[str, JobUsage]]],
+        ids: list[str] | None,
     ) -> None:
         try:
             sample = dict(await sampler(ids))
