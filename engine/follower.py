@@ -30,6 +30,11 @@ class LogFollower:
         self.position = 0
         self.position = self.read(0).end if position >= LOG_END else max(0, position)
 
+    @property
+    def path(self) -> str:
+        """The live segment's file: what a watcher (`logwatch.LogWatch`) watches for writes."""
+        return self._live
+
     def read(self, cap: int = READ_CAP) -> SinceRead:
         """Up to `cap` bytes from the position (raw: the caller sanitizes); raises JobError."""
         try:

@@ -1,0 +1,376 @@
+"""`TermModel`: a PTY job's screen emulated from its raw output (pyte), with a scrollback.
+
+Pure: bytes in, cells out; no Textual. pyte is the VT parser and the screen; around it:
+
+- `Parser` (terminal_parser) reads the bytes instead of pyte's parser: faster, and it
+  drops what only a real terminal acts on (titles, OSC 52, hyperlinks, DCS);
+- the alternate screen (1049/1047/47), which pyte lacks: the main screen's rows are
+  set aside and given back, with the cursor for 1049;
+- a bounded scrollback: rows that scroll off the top of the main screen (never of the
+  alternate one) are kept, `scrollback` rows at most;
+- a fast `draw` for runs of printable ASCII (pyte's spends ~10 us a cell), and no
+  control or format character ever stored in a cell (each becomes U+FFFD).
+"""
+
+from __future__ import annotations
+
+import codecs
+import unicodedata
+from collections import defaultdict, deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import Char, Margins, StaticDefaultDict
+from wcwidth import wcwidth
+
+from .terminal_parser import Parser
+
+Cell = Char  # (data, fg, bg, bold, italics, underscore, strikethrough, reverse, blink)
+Line = Mapping[int, Cell]
+
+ALT_MODES = (1049 << 5, 1047 << 5, 47 << 5)
+BRACKETED_PASTE = 2004 << 5
+DECCOLM = 3 << 5  # 132-column switch: a view keeps its pane's width
+DECCKM = 1 << 5  # application cursor keys
+REPLACEMENT = "\ufffd"
+_ATTR_CACHE_LIMIT = 512
+
+# DEC special graphics (ESC ( 0): the line-drawing set curses uses without UTF-8.
+DEC_GRAPHICS = str.maketrans(
+    dict(zip("`abcdefghijklmnopqrstuvwxyz{|}~", "◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·", strict=True))
+)
+
+
+@dataclass(frozen=True)
+class TermModes:
+    bracketed_paste: bool  # DEC 2004 set by the program
+    app_cursor: bool  # DECCKM (arrows send ESC O A instead of ESC [ A)
+    app_keypad: bool  # DECKPAM
+    alt_screen: bool  # 1049/1047/47 active
+    cursor_visible: bool  # DECTCEM
+
+
+def safe_char(ch: str) -> str:
+    """The character as a cell may hold it: controls, format characters (bidi overrides,
+    zero-width joiners on their own), separators and surrogates become U+FFFD."""
+    if ch.isprintable() or unicodedata.category(ch) == "Zs":
+        return ch
+    return REPLACEMENT
+
+
+class _CellCache(dict[str, Cell]):
+    """One attribute set's cells by character: cells are immutable, so they are shared."""
+
+    def __init__(self, attrs: Cell) -> None:
+        super().__init__()
+        self.attrs = attrs
+
+    def __missing__(self, ch: str) -> Cell:
+        cell = self[ch] = self.attrs._replace(data=ch)
+        return cell
+
+
+def _new_buffer(default: Cell) -> defaultdict[int, StaticDefaultDict[int, Cell]]:
+    return defaultdict(lambda: StaticDefaultDict(default))
+
+
+class _Screen(pyte.Screen):
+    """pyte's screen with the alternate screen, a scrollback and a safe, fast `draw`."""
+
+    def __init__(self, cols: int, rows: int, scrollback: int) -> None:
+        self.history: deque[Line] = deque(maxlen=max(0, scrollback))
+        self.pushed = 0  # rows ever pushed into the history
+        self.alt = False
+        self.app_keypad = False
+        self.dec_graphics = False
+        self._main: Any = None  # the main screen's rows while the alternate one shows
+        self._caches: dict[Cell, _CellCache] = {}
+        super().__init__(cols, rows)
+
+    # -- what a view must never act on ---------------------------------------------
+    def set_title(self, param: str) -> None:  # never stored: hostile text
+        pass
+
+    def set_icon_name(self, param: str) -> None:
+        pass
+
+    def bell(self, *args: Any) -> None:
+        pass
+
+    def write_process_input(self, data: str) -> None:  # answers to DA/DSR: not sent
+        pass
+
+    def debug(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    # -- drawing ---------------------------------------------------------------------
+    def _cells(self, attrs: Cell) -> _CellCache:
+        cache = self._caches.get(attrs)
+        if cache is None:
+            if len(self._caches) >= _ATTR_CACHE_LIMIT:
+                self._caches.clear()
+            cache = self._caches[attrs] = _CellCache(attrs)
+        return cache
+
+    def draw(self, data: str) -> None:
+        if self.dec_graphics:
+            data = data.translate(DEC_GRAPHICS)
+        if not (data.isascii() and data.isprintable()) or mo.IRM in self.mode:
+            self._draw_slow(data)
+            return
+        cursor = self.cursor
+        x, n = cursor.x, len(data)
+        if x + n <= self.columns:  # the common case: the run fits in the row
+            cells = self._caches.get(cursor.attrs) or self._cells(cursor.attrs)
+            line = self.buffer[cursor.y]
+            if n == 1:
+                line[x] = cells[data]
+            else:
+                line.update(zip(range(x, x + n), map(cells.__getitem__, data), strict=True))
+            cursor.x = x + n
+            self.dirty.add(cursor.y)
+            return
+        self._draw_ascii(data)
+
+    def _draw_ascii(self, data: str) -> None:
+        cursor, cols, dirty = self.cursor, self.columns, self.dirty
+        cells = self._cells(cursor.attrs)
+        wrap = mo.DECAWM in self.mode
+        i, n = 0, len(data)
+        while i < n:
+            if cursor.x >= cols:
+                if not wrap:  # each further character overwrites the last column
+                    self.buffer[cursor.y][cols - 1] = cells[data[n - 1]]
+                    cursor.x = cols
+                    break
+                dirty.add(cursor.y)
+                self.carriage_return()
+                self.linefeed()
+            take = min(n - i, cols - cursor.x)
+            x = cursor.x
+            self.buffer[cursor.y].update(
+                zip(range(x, x + take), map(cells.__getitem__, data[i : i + take]), strict=True)
+            )
+            cursor.x = x + take
+            i += take
+            dirty.add(cursor.y)
+
+    def _draw_slow(self, data: str) -> None:
+        cursor, cols = self.cursor, self.columns
+        for raw in data:
+            char = safe_char(raw)
+            width = wcwidth(char)
+            if width < 0:
+                char, width = REPLACEMENT, 1
+            if width == 0:
+                if unicodedata.combining(char) and cursor.x:
+                    line = self.buffer[cursor.y]
+                    last = line[min(cursor.x, cols) - 1]
+                    joined = unicodedata.normalize("NFC", last.data + char)
+                    line[min(cursor.x, cols) - 1] = last._replace(data=joined)
+                continue  # a lone zero-width character takes no cell
+            if cursor.x + width > cols:
+                if mo.DECAWM in self.mode:
+                    self.dirty.add(cursor.y)
+                    if width == 2 and cursor.x < cols:  # a wide one does not fit: pad
+                        self.buffer[cursor.y][cursor.x] = cursor.attrs._replace(data=" ")
+                    self.carriage_return()
+                    self.linefeed()
+                else:
+                    cursor.x = cols - width
+            if mo.IRM in self.mode:
+                self.insert_characters(width)
+            line = self.buffer[cursor.y]
+            line[cursor.x] = cursor.attrs._replace(data=char)
+            if width == 2 and cursor.x + 1 < cols:
+                line[cursor.x + 1] = cursor.attrs._replace(data="")
+            cursor.x = min(cursor.x + width, cols)
+            self.dirty.add(cursor.y)
+
+    # -- scrollback ------------------------------------------------------------------
+    def index(self) -> None:
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        if self.cursor.y == bottom and top == 0 and not self.alt and self.history.maxlen:
+            self.history.append(self.buffer[top])
+            self.pushed += 1
+        super().index()
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        """`ED 3` clears the scrollback (as `clear` asks), not the screen."""
+        if how == 3:
+            self.history.clear()
+            return
+        super().erase_in_display(how, *args, **kwargs)
+
+    # -- modes, the alternate screen --------------------------------------------------
+    def set_mode(self, *modes: int, **kwargs: Any) -> None:
+        if not kwargs.get("private"):
+            super().set_mode(*modes, **kwargs)
+            return
+        shifted = [m << 5 for m in modes]
+        for code in shifted:
+            if code in ALT_MODES:
+                self._enter_alt(code)
+        rest = [m for m, code in zip(modes, shifted, strict=True) if code not in (DECCOLM,)]
+        if rest:
+            super().set_mode(*rest, **kwargs)
+
+    def reset_mode(self, *modes: int, **kwargs: Any) -> None:
+        if not kwargs.get("private"):
+            super().reset_mode(*modes, **kwargs)
+            return
+        shifted = [m << 5 for m in modes]
+        rest = [m for m, code in zip(modes, shifted, strict=True) if code not in (DECCOLM,)]
+        if rest:
+            super().reset_mode(*rest, **kwargs)
+        for code in shifted:
+            if code in ALT_MODES:
+                self._leave_alt(code)
+
+    def _enter_alt(self, code: int) -> None:
+        if self.alt:
+            return
+        if code == ALT_MODES[0]:
+            self.save_cursor()
+        self._main = self.buffer
+        self.buffer = _new_buffer(self.default_char)
+        self.alt = True
+        self.dirty.update(range(self.lines))
+
+    def _leave_alt(self, code: int) -> None:
+        if not self.alt:
+            return
+        self.buffer, self._main = self._main, None
+        self.alt = False
+        if code == ALT_MODES[0]:
+            self.restore_cursor()
+        self.dirty.update(range(self.lines))
+
+    def reset(self) -> None:
+        if getattr(self, "alt", False):
+            self.buffer, self._main, self.alt = self._main, None, False
+        self.app_keypad = False
+        self.dec_graphics = False
+        super().reset()
+
+    # -- size ------------------------------------------------------------------------
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        """Fewer rows: the rows above the cursor that no longer fit go to the scrollback
+        (as xterm does); those below it are dropped. More rows: blank rows at the bottom."""
+        lines = lines or self.lines
+        cut = self.cursor.y - (lines - 1)
+        if lines < self.lines and cut > 0:
+            for y in range(cut):
+                if not self.alt and self.history.maxlen:
+                    self.history.append(self.buffer[y])
+                    self.pushed += 1
+            for y in range(self.lines):
+                if y + cut < self.lines:
+                    self.buffer[y] = self.buffer[y + cut]
+                else:
+                    self.buffer.pop(y, None)
+            self.cursor.y -= cut
+        for y in range(lines, max(lines, self.lines)):
+            self.buffer.pop(y, None)
+        old_lines, self.lines = self.lines, lines
+        self.margins = None
+        if columns is not None and columns != self.columns:
+            for line in self.buffer.values():
+                for x in range(columns, self.columns):
+                    line.pop(x, None)
+            self.columns = columns
+            self.tabstops = set(range(8, columns, 8))
+        self.cursor.x = min(self.cursor.x, self.columns)
+        self.cursor.y = min(self.cursor.y, self.lines - 1)
+        self.dirty.update(range(max(old_lines, lines)))
+
+
+class TermModel:
+    """A job's terminal: feed it raw bytes, read rows of cells, modes and the cursor.
+
+    Rows are numbered over the scrollback and the screen together by `line(n)`
+    (0 = the oldest row kept); `history_len()` of them are scrollback.
+    """
+
+    def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 5000) -> None:
+        self._screen = _Screen(max(1, cols), max(1, rows), scrollback)
+        self._parser = Parser(self._screen)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.fed = 0  # bytes fed so far
+
+    @property
+    def cols(self) -> int:
+        return self._screen.columns
+
+    @property
+    def rows(self) -> int:
+        return self._screen.lines
+
+    def feed(self, data: bytes) -> None:
+        """Raw job bytes; a UTF-8 character or escape cut between two feeds is joined."""
+        self.fed += len(data)
+        text = self._decoder.decode(data)
+        if text:
+            self._parser.feed(text)
+
+    def resize(self, cols: int, rows: int) -> None:
+        self._screen.resize(max(1, rows), max(1, cols))
+
+    @property
+    def modes(self) -> TermModes:
+        s = self._screen
+        return TermModes(
+            bracketed_paste=BRACKETED_PASTE in s.mode,
+            app_cursor=DECCKM in s.mode,
+            app_keypad=s.app_keypad,
+            alt_screen=s.alt,
+            cursor_visible=not s.cursor.hidden,
+        )
+
+    @property
+    def cursor(self) -> tuple[int, int]:
+        c = self._screen.cursor
+        return min(c.x, self.cols - 1), c.y
+
+    def history_len(self) -> int:
+        return len(self._screen.history)
+
+    @property
+    def history_dropped(self) -> int:
+        """Scrollback rows dropped off the bound so far (absolute numbering for a search)."""
+        return self._screen.pushed - len(self._screen.history)
+
+    def total_lines(self) -> int:
+        return self.history_len() + self.rows
+
+    def line(self, n: int) -> Line:
+        """Row `n` counted from the oldest scrollback row (the screen follows the history)."""
+        history = self._screen.history
+        if n < len(history):
+            return history[n]
+        return self._screen.buffer[n - len(history)]
+
+    def screen_line(self, y: int) -> Line:
+        return self._screen.buffer[y]
+
+    def line_text(self, n: int) -> str:
+        line, cols = self.line(n), self.cols
+        return "".join(line[x].data for x in range(cols)).rstrip()
+
+    def text_lines(self) -> list[str]:
+        """The screen's rows as plain text, rstripped."""
+        h = self.history_len()
+        return [self.line_text(h + y) for y in range(self.rows)]
+
+    def lines_text(self) -> list[str]:
+        """Every row kept, scrollback first, as plain text (for a search)."""
+        return [self.line_text(n) for n in range(self.total_lines())]
+
+    def take_dirty(self) -> set[int]:
+        """Screen rows changed since the last call."""
+        dirty = {y for y in self._screen.dirty if 0 <= y < self.rows}
+        self._screen.dirty.clear()
+        return dirty

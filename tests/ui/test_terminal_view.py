@@ -1,0 +1,144 @@
+"""TerminalView in a real app: drawing, following, throttling, and a real PTY job."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+import pytest
+from textual.app import App, ComposeResult
+
+from jobs_tui.screens.terminal_model import TermModel
+from jobs_tui.screens.terminal_replay import open_terminal
+from jobs_tui.screens.terminal_view import TerminalView
+
+from .fakes import screen_text, until
+
+pytestmark = pytest.mark.timeout(60)
+
+
+class CountingView(TerminalView):
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.rendered: list[int] = []
+        self.resizes: list[tuple[int, int]] = []
+
+    def render_line(self, y: int):  # type: ignore[no-untyped-def]
+        self.rendered.append(y)
+        return super().render_line(y)
+
+
+class ViewApp(App[None]):
+    def __init__(self, view: TerminalView) -> None:
+        super().__init__()
+        self.view = view
+        self.resized: list[tuple[int, int]] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
+        self.resized.append((message.cols, message.rows))
+
+
+async def test_view_shows_the_screen_and_follows_the_bottom():
+    view = TerminalView(TermModel(40, 5), job_id="j3")
+    app = ViewApp(view)
+    async with app.run_test(size=(42, 12)) as pilot:
+        for i in range(30):
+            view.feed(b"line %d\r\n" % i)
+        view.feed(b"\x1b[32m$ \x1b[0mprompt")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "line 29" in text and "$ prompt" in text
+        assert view.following and view.scroll_y == view.max_scroll_y
+        view.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert not view.following
+        view.feed(b"\r\nmore\r\n")
+        await pilot.pause(0.1)
+        assert view.scroll_y == 0 and "line 0" in screen_text(app)  # stays where the user is
+        view.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert view.following
+        assert "line 0" in view.lines_text()[0]
+        view.jump_to_line(3)
+        await pilot.pause()
+        assert "line 3" in screen_text(app) and not view.following
+
+
+async def test_pane_size_and_resized_message():
+    view = TerminalView(TermModel(80, 24))
+    app = ViewApp(view)
+    async with app.run_test(size=(50, 10)) as pilot:
+        await pilot.pause()
+        cols, rows = view.pane_size()
+        assert rows == 10 and cols in (49, 50)  # a vertical scrollbar may take one
+        assert app.resized and app.resized[-1] == (cols, rows)
+        await pilot.resize_terminal(60, 12)
+        await pilot.pause(0.1)
+        assert app.resized[-1] == view.pane_size() and view.pane_size()[1] == 12
+
+
+async def test_interactive_shows_a_border_and_label():
+    view = TerminalView(TermModel(40, 5), job_id="j3")
+    app = ViewApp(view)
+    async with app.run_test(size=(50, 10)) as pilot:
+        view.interactive = True
+        await pilot.pause()
+        assert view.has_class("-interactive")
+        assert "typing into j3 · ctrl+] leaves" in screen_text(app)
+        view.interactive = False
+        await pilot.pause()
+        assert "typing into" not in screen_text(app)
+
+
+async def test_redraws_are_throttled_and_only_dirty_rows_are_redrawn():
+    view = CountingView(TermModel(40, 8), max_fps=20)
+    app = ViewApp(view)
+    async with app.run_test(size=(42, 10)) as pilot:
+        view.feed(b"\x1b[H\x1b[2J" + b"".join(b"row %d\r\n" % i for i in range(7)))
+        await pilot.pause(0.2)
+        view.rendered.clear()
+        started = time.monotonic()
+        for i in range(200):  # every byte is fed, few frames are drawn
+            view.feed(b"\x1b[4;1Hcount %d" % i)
+            await asyncio.sleep(0)
+        await pilot.pause(0.15)
+        elapsed = time.monotonic() - started
+        assert view.model.text_lines()[3] == "count 199"
+        frames = len(view.rendered)
+        assert set(view.rendered) == {3, 7}  # the changed row, and the cursor's old one
+        assert frames <= 2 * (elapsed * 20 + 3), frames
+        assert "count 199" in screen_text(app)
+
+
+async def test_a_real_pty_job_is_shown_after_open_and_followed_live(jm):
+    script = (
+        "import sys,time;"
+        "sys.stdout.write('\\x1b[?1049h\\x1b[H\\x1b[2J+--------+\\r\\n|  box   |\\r\\n+--------+');"
+        "sys.stdout.flush();"
+        "sys.stdin.readline()"
+    )
+    rec = await jm.start(f'{sys.executable} -c "{script}"', tty=True, cols=30, rows=6)
+    assert await until(lambda: b"+--------+" in _log(jm, rec.id), 10)
+    await asyncio.sleep(0.2)
+    model, follow = await open_terminal(jm, rec.id, 30, 6)
+    assert model.modes.alt_screen and model.text_lines()[1] == "|  box   |"
+    view = TerminalView(model, job_id=rec.id)
+    app = ViewApp(view)
+    async with app.run_test(size=(40, 10)) as pilot:
+        view.follow_log(follow)
+        await pilot.pause(0.05)
+        assert "|  box   |" in screen_text(app)
+        await jm.send_bytes(rec.id, b"typed")
+        assert await until(lambda: "typed" in "".join(model.text_lines()), 5)
+        await pilot.pause(0.1)
+        assert "typed" in screen_text(app)
+    await jm.kill(rec.id)
+
+
+def _log(jm, job_id: str) -> bytes:  # type: ignore[no-untyped-def]
+    follow = jm.follow(job_id, 0)
+    return follow.read().data
