@@ -59,6 +59,9 @@ class JobSource(Protocol):
     - `async usage(ids) -> dict[str, JobUsage]`: what running jobs use (CPU, memory,
       processes, listening ports), sampled off the event loop; the list asks once a second
       while it is shown. Without it the detail pane has no usage line.
+    - `async interrupt(job_id) -> KillResult`: SIGINT to an own running job's process
+      group, a terminal's Ctrl-C (not a kill: no `stopping`, no SIGKILL after the grace);
+      the log pane's input bar sends it with ctrl+c. Without it ctrl+c says why not.
     """
 
     session_id: str
@@ -92,6 +95,7 @@ class JobSource(Protocol):
 
     async def usage(self, ids: list[str] | None = None) -> dict[str, JobUsage]: ...
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult: ...
+    async def interrupt(self, job_id: str) -> KillResult: ...
     async def adopt(self, job_id: str) -> JobRecord: ...
     async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]: ...
     async def send(
