@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from textual.content import Content
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -103,6 +105,8 @@ class LiveTail(Widget):
     }
     """
 
+    _version = 0  # moves when what the rows show changed (see `refresh`)
+
     def __init__(self, source: JobSource, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.source = source
@@ -113,6 +117,9 @@ class LiveTail(Widget):
         self.note = ""  # said instead of lines (the log cannot be read)
         self._redraw: Timer | None = None
         self.redraws = 0  # how often the rows were redrawn (tests read it)
+        self._rows: list[tuple[str, bool]] = []  # (text, italic) of each row drawn
+        self._rows_for: tuple[int, int] | None = None  # (version, height) of `_rows`
+        self._strips: dict[tuple[str, bool, int], Strip] = {}
 
     # -- which job -----------------------------------------------------------------------
     def follow(self, record: JobRecord | None) -> None:
@@ -183,14 +190,43 @@ class LiveTail(Widget):
         self.refresh()
 
     # -- drawing -------------------------------------------------------------------------
-    def render(self) -> Content:
+    # The Line API: a redraw takes the rows once, and each row's strip is kept by its text
+    # (a scrolling tail shows the same texts one row higher), so a redraw of a busy job
+    # costs little more than compositing.
+    def render_line(self, y: int) -> Strip:
+        width, height = self.content_size
+        if self._rows_for != (self._version, height):
+            self._rows_for = (self._version, height)
+            self._take_rows()
+        rows = self._rows
+        if y >= len(rows) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        text, italic = rows[y]
+        key = (text, italic, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 4 * MAX_LINES:
+                self._strips.clear()
+            style = self.rich_style + Style(italic=True) if italic else self.rich_style
+            strip = Strip([Segment(text[: 2 * width], style)]).adjust_cell_length(width, style)
+            self._strips[key] = strip
+        return strip
+
+    def _take_rows(self) -> None:
+        """The rows to draw, once per redraw (row 0 is drawn first)."""
         self.redraws += 1
         height = self.content_size.height
         if self.note:
-            return Content.styled(self.note, "italic")
+            self._rows = [(self.note, True)]
+            return
         rows = self.feed.rows()[-height:] if self.feed is not None and height > 0 else []
-        if not rows:
-            return Content.styled(WAITING, "italic")
-        width = self.content_size.width
-        cut = 2 * max(1, width)  # wide characters take two cells; the rest is clipped by CSS
-        return Content("\n".join(row[:cut] for row in rows))
+        self._rows = [(row, False) for row in rows] if rows else [(WAITING, True)]
+
+    def refresh(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """Every change of what the tail shows comes through here: the rows are taken anew."""
+        self._version += 1
+        return super().refresh(*args, **kwargs)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()

@@ -84,7 +84,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         Binding("i", "send", "Send a line", id="log.send"),
         # priority: they reach the screen before the input bar's own ctrl+d / ctrl+c
         Binding("ctrl+d", "eof", "EOF", priority=True, id="log.eof"),
-        Binding("ctrl+c", "interrupt", "Ctrl-C", priority=True, id="log.interrupt"),
+        Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="log.interrupt"),
         Binding("T", "toggle_times", "Times", show=False, id="log.times"),
         Binding("ampersand", "filter", "Filter", show=False, key_display="&", id="log.filter"),
         Binding("question_mark", "help", "Keys", key_display="?", id="log.help"),

@@ -44,10 +44,7 @@ class SendBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("stdin ›", "bold $accent"), id="jobs-send-prompt")
         yield Input(
-            placeholder=(
-                f"i: type a line for {self.job_id}, Enter sends it, "
-                "ctrl+d ends input, ctrl+c interrupts, Esc leaves"
-            ),
+            placeholder=f"i: type a line for {self.job_id}, Enter sends it, Esc leaves",
             id="jobs-send-input",
         )
 
