@@ -11,6 +11,7 @@ them (colours dropped); a terminal job the bottom non-empty rows of its emulated
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -23,14 +24,14 @@ from textual.widget import Widget
 from jobs_tui.engine import JobError
 from jobs_tui.engine.sanitize import sanitize_log
 
-from .log_lines import LineAssembler, visible
+from .log_lines import LineAssembler
 from .log_view import plain_of
 from .terminal_replay import LivePump, open_terminal
 
 if TYPE_CHECKING:
     from jobs_tui.engine.model import JobRecord
 
-    from .source import JobSource
+    from .source import JobSource, LogFollow
     from .terminal_model import TermModel
 
 MIN_WIDTH = 120  # the screen's columns for a live tail beside the list
@@ -38,6 +39,7 @@ MIN_HEIGHT = 30  # and its rows
 MIN_ROWS = 5  # the tail's own rows at least (with its rule), else it stays hidden
 FIELD_ROWS = 10  # the detail's fields keep this many rows above the tail
 MAX_LINES = 200  # lines a non-terminal job's tail keeps
+TAIL_BYTES = 32 * 1024  # what is read of a log when its tail opens
 REDRAW_S = 0.2  # the tail is redrawn at most this often
 TERM_SIZE = (80, 24)  # a terminal job's screen as emulated here (its own size is not kept)
 WAITING = "no output yet"
@@ -153,14 +155,7 @@ class LiveTail(Widget):
                 model, log = await open_terminal(self.source, job_id, *TERM_SIZE, scrollback=0)
                 feed: TailLines | TermRows = TermRows(model)
             else:
-                tail = await self.source.logs(job_id, lines=MAX_LINES)
-                if not running or tail.position is None:  # final: nothing to follow
-                    running, log = False, None
-                    feed = TailLines(visible(tail.lines, tail.partial_bytes))
-                else:  # the line being written is read again by the follower, whole
-                    partial = tail.partial_bytes
-                    feed = TailLines(tail.lines[:-1] if partial and tail.lines else tail.lines)
-                    log = self.source.follow(job_id, tail.position - partial)
+                feed, log = await asyncio.to_thread(self._open_lines, job_id)
         except (JobError, OSError) as exc:
             if self.job_id == job_id:
                 self.note = str(exc)[:200]
@@ -170,13 +165,28 @@ class LiveTail(Widget):
             return
         self.feed = feed
         self.refresh()
-        if not running or log is None:
+        if not running:
             return
         pump = LivePump(log, self._took)
         try:
             await pump.run()
         finally:
             pump.stop()
+
+    def _open_lines(self, job_id: str) -> tuple[TailLines, LogFollow]:
+        """The last TAIL_BYTES of the log as lines, and a follower right after them.
+
+        Read through `follow`, not `logs`: a glance at a selected row is not a look at the
+        job's result (`logs` counts as one: the result would no longer be unreported)."""
+        end = self.source.follow(job_id).position
+        log = self.source.follow(job_id, max(0, end - TAIL_BYTES))
+        got = log.read(TAIL_BYTES)
+        data = got.data
+        if got.offset > 0 or got.skipped:  # the first line is a fragment: left out
+            data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+        feed = TailLines([])
+        feed.feed(data)
+        return feed, log
 
     def _took(self, data: bytes) -> None:
         if self.feed is None:
