@@ -149,6 +149,26 @@ class Controller:
                 self.jm.registry.save()
         return _result(record, True, signal, adopted, note, processes, report)
 
+    async def interrupt(self, job_id: str) -> KillResult:
+        """SIGINT to an own running job's process group, as a terminal's Ctrl-C.
+
+        Not a kill: no `stopping`, no SIGKILL after the grace; a job that handles it
+        (a trap, a REPL) goes on, one that does not ends `killed · SIGINT`. Sent by this
+        session to the group of the job's leader, checked by its start token and marker
+        (the shim is not involved: it would escalate)."""
+        check("id", job_id)
+        record = self.own_running(job_id, "interrupted")
+        if not record.running:
+            raise Refused(f"{record.id} has already finished; not interrupted.", "id")
+        members = len(procs.group_members(record.pid)) if record.pid else 0
+        marker = self.jm.supervisor.marker(record.id)
+        number = procs.signal_number("SIGINT")
+        signalled = procs.kill_group_checked(record.pid, record.start_token, number, marker)
+        note = None if signalled else f"{record.id}: its process group is gone; not signalled"
+        return KillResult(
+            record, signalled, "SIGINT", 0, False, note, processes=members if signalled else 0
+        )
+
     async def _kill_leftovers(self, record: JobRecord, signal: str, adopted: bool) -> KillResult:
         """A finished job: kill what it left behind (its shim still watches it), if anything."""
         reply, report = await self.jm.supervisor.kill(record, signal, leftovers=True)

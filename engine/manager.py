@@ -462,6 +462,11 @@ class JobManager:
         """
         return await self._control.kill(job_id, signal)
 
+    async def interrupt(self, job_id: str) -> KillResult:
+        """SIGINT to an own running job's process group (a terminal's Ctrl-C): not a kill,
+        so no `stopping` and no SIGKILL after the grace; the job may handle it and go on."""
+        return await self._control.interrupt(job_id)
+
     async def adopt(self, job_id: str) -> JobRecord:
         """Deliberately take over another session's running job."""
         return await self._control.adopt(job_id)

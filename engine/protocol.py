@@ -25,7 +25,7 @@ and the shim keeps serving.
 
 Events, pushed to watching clients:
 
-  <- {"ev": "output", "bytes": n, "tail": s}    at most every 0.25 s; raw recent output
+  <- {"ev": "output", "bytes": n, "tail": s}    at most every 1 s; raw recent output
                                                 (sessions sanitize it)
   <- {"ev": "log-lost", "lostBytes": n, "logNote": s|null}   output the log lost (a
                                                 deleted live segment, a full disk)

@@ -35,7 +35,10 @@ from .shimjson import dumps, loads
 from .shimserver import EVENT_READ, EVENT_WRITE, Client, ControlServer, make_selector
 from .spawn import PIPE_SIZE, set_child_subreaper, set_winsize, spawn_pipes, spawn_pty
 
-OUTPUT_EVENT_S = 0.25  # the output tail and byte counts reach sessions at most this often
+OUTPUT_EVENT_S = 1.0  # the output tail and byte counts reach sessions at most this often
+# (a quiet job's first new output goes at once; what needs lines sooner, the log pane and
+# `wait_many(until=...)`, watches the log itself: inotify, or a poll)
+CHECK_S = 0.25  # a deleted live log and a polled owner are looked at this often
 TAIL_BYTES = 2048
 COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
@@ -255,7 +258,7 @@ class Shim(EndingMixin):
     def tick(self) -> float:
         """Timers; returns how long the loop may sleep."""
         now = time.monotonic()
-        waits = [OUTPUT_EVENT_S]
+        waits = [CHECK_S]
         if self.deadline is not None and self.exit_status is None:
             if now >= self.deadline:
                 self.deadline = None
@@ -280,7 +283,7 @@ class Shim(EndingMixin):
                 self.sel.register(self.out_fd, EVENT_READ, "out")
             else:
                 waits.append(self.out_resume_at - now)
-        if now - self.log_checked >= OUTPUT_EVENT_S:
+        if now - self.log_checked >= CHECK_S:
             self.log_checked = now
             self.check_log()
             self.poll_owner()

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .registry import Registry
 
 RECONCILE_S = 1.0
+LAST_LINE_SAVE_S = 10.0  # a running job's new last line alone reaches the file this often
 SHIM_GONE = "shim-gone"  # end reason: the supervisor died, and the job's tree with it
 KILL_MARGIN_S = 5.0  # after the grace: SIGKILL was sent, the tree dies at once (unless in D)
 
@@ -75,6 +76,8 @@ class Supervisor:
         self.attach_all = True  # open(attach=False): each job is attached when it is needed
         self._finished: dict[str, asyncio.Event] = {}  # set when a linked job settles
         self._gone: dict[str, asyncio.Future[GoneEvent]] = {}  # kills awaiting the tree
+        self._lines_unsaved = False  # a last line changed since the registry was written
+        self._lines_saved_at = 0.0
 
     # -- links -------------------------------------------------------------------
     def link(self, job_id: str) -> ShimLink | None:
@@ -191,6 +194,16 @@ class Supervisor:
         line = last_line(tail) if isinstance(tail, str) else ""
         if line and line != record.last_line:
             record.last_line = line
+            self._lines_unsaved = True  # written with the next write, or within 10 s
+
+    def _save_lines_when_due(self, now: float) -> None:
+        """A printing job changes its last line every second: the record is rewritten
+        for that alone at most every LAST_LINE_SAVE_S (peers' screens read the live line
+        from the log; the file's is for lists), any other change writes it at once."""
+        if self.registry.dirty:
+            self._lines_unsaved, self._lines_saved_at = False, now
+        elif self._lines_unsaved and now - self._lines_saved_at >= LAST_LINE_SAVE_S:
+            self._lines_unsaved, self._lines_saved_at = False, now
             self.registry.mark_dirty()
 
     def _on_link_closed(self, job_id: str) -> None:
@@ -212,6 +225,7 @@ class Supervisor:
                 pass
             except Exception as exc:  # one bad pass must not end the loop for good
                 self.registry.report(f"reconcile: {type(exc).__name__}: {str(exc)[:200]}")
+            self._save_lines_when_due(asyncio.get_running_loop().time())
             self.registry.save_if_dirty()
 
     async def reconcile(self) -> None:

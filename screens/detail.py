@@ -276,6 +276,16 @@ class DetailPane(Widget):
         self._drawn: tuple[tuple[int, int], list[RowKey]] | None = None  # size, rows drawn
         self._fitted_for: tuple[Detail, tuple[int, int], list[Content]] | None = None
         self._wraps: dict[tuple[Field, int], list[Content]] = {}  # a field's rows, by width
+        self.reserved = 0  # rows at the bottom a live tail takes (docked, see live_tail)
+
+    def reserve(self, rows: int) -> None:
+        """Leave `rows` at the bottom to a docked child (the live tail); fields fit above."""
+        if rows != self.reserved:
+            self.reserved = rows
+            self.refresh()
+
+    def _field_size(self) -> tuple[int, int]:
+        return self.content_size.width, max(1, self.content_size.height - self.reserved)
 
     def show(
         self,
@@ -300,7 +310,7 @@ class DetailPane(Widget):
     def _refresh_changed_rows(self) -> None:
         """Refresh the rows whose text or style changed since the last render; all of them
         when the size changed, nothing was drawn yet or nothing is selected."""
-        drawn, size = self._drawn, (self.content_size.width, self.content_size.height)
+        drawn, size = self._drawn, self._field_size()
         if drawn is None or drawn[0] != size or self.detail is None or not self.is_mounted:
             self.refresh()
             return
@@ -325,7 +335,7 @@ class DetailPane(Widget):
         if self.detail is None:
             self._drawn = None
             return NOTHING
-        size = (self.content_size.width, self.content_size.height)
+        size = self._field_size()
         lines = self._fitted(*size)
         self._drawn = (size, row_keys(lines))
         return Content("\n").join(lines)

@@ -322,14 +322,16 @@ def shown_of(record: JobRecord) -> tuple[object, ...]:
 
 
 def counts_fingerprint(records: list[JobRecord]) -> tuple[object, ...]:
-    """What a repaint depends on besides the clock; equal tuples need no new rows."""
+    """What a repaint depends on besides the clock; equal tuples need no new rows.
+
+    Not the last line: no row shows it (the detail pane's is read from the log), and a
+    printing job changes it every second, which would rebuild the rows every second."""
     return tuple(
         (
             r.id,
             r.status,
             r.session_id,
             r.label,
-            r.last_line,
             r.finished_at,
             r.exit_code,
             r.stopping_at,

@@ -37,6 +37,7 @@ from .help import HelpScreen, key_rows
 from .job_actions import JobActions, KillUnderWay
 from .job_rows import JobList, any_running, counts_fingerprint, row_order
 from .list_filter import FilterInput, ListFilter, matches
+from .live_tail import FIELD_ROWS, MIN_ROWS, LiveTail, fits
 from .source import Clock, JobSource, wall_clock
 from .words import plural
 
@@ -143,6 +144,8 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         self._latest: dict[str, LatestLine] = {}
         self._latest_soon: Timer | None = None
         self._detail_height: int | str | None = None
+        self._tail_rows = 0  # the live tail's rows (0: hidden; see _fit_detail)
+        self._selected_at = 0.0  # time.monotonic() of the last selection change
         self._summary_text: str | None = None
         self._pruned_seen: int | None = None  # prunes before the screen opened are not news
         self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
@@ -162,7 +165,8 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
                 empty_text=self.empty_text,
                 id="jobs-rows",
             )
-            yield DetailPane(id="jobs-detail")
+            with DetailPane(id="jobs-detail"):
+                yield LiveTail(self.source, id="jobs-tail")
         yield ListFilter(id="jobs-filter")
         yield Footer()
 
@@ -223,6 +227,7 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         return len(stack) > 1 and stack[-2] is self and isinstance(stack[-1], ModalScreen)
 
     def _poll(self) -> None:
+        self._keep_tail()
         if not self.shown:
             return
         if self._dirty or time.monotonic() - self._reconciled_at >= RECONCILE_S:
@@ -372,11 +377,27 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_detail)
 
+    # -- the selected job's live tail (wide and tall screens) ---------------------------
+    def _keep_tail(self) -> None:
+        """Follow the selected job once the cursor rests, only while the list is shown and
+        the tail has room; anything else stops it (no reader, no wake-ups)."""
+        tail = self.query_one(LiveTail)
+        if not self.shown or not self._tail_rows:
+            if tail.job_id is not None:
+                tail.stop()
+            return
+        if time.monotonic() - self._selected_at >= SETTLE_S:
+            tail.follow(self.selected)
+
+    def on_screen_suspend(self) -> None:
+        self._keep_tail()
+
     def _fit_detail(self) -> None:
         """Stacked below the list, the detail takes the rows the list does not need, up
         to its whole height, and at least its outcome and last line (the pane fits its
         fields to the rows it gets); side by side it has the body's height."""
         detail = self.query_one(DetailPane)
+        self._fit_tail(detail)
         if not self.has_class("-narrow"):
             height: int | str = "1fr"
         else:
@@ -391,6 +412,23 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         if height != self._detail_height:
             self._detail_height = height
             detail.styles.height = height
+
+    def _fit_tail(self, detail: DetailPane) -> None:
+        """Wide and tall enough (`live_tail.fits`): the tail takes the rows below the
+        detail's first FIELD_ROWS (the same for every job: it does not jump as the cursor
+        moves), when they are at least MIN_ROWS; else it is hidden."""
+        rows = 0
+        if fits(self.size.width, self.size.height) and not self.has_class("-narrow"):
+            rows = detail.content_size.height - FIELD_ROWS
+            rows = rows if rows >= MIN_ROWS else 0
+        if rows != self._tail_rows:
+            self._tail_rows = rows
+            tail = self.query_one(LiveTail)
+            tail.set_class(bool(rows), "-shown")
+            if rows:
+                tail.styles.height = rows
+            detail.reserve(rows)
+            self._keep_tail()
 
     # -- the selected job's latest line, read from its log ------------------------------
     def _latest_text(self, record: JobRecord) -> str | None:
@@ -444,6 +482,7 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         self.selection = message.job_id
 
     def watch_selection(self) -> None:
+        self._selected_at = time.monotonic()
         self._show_detail()
         self._update_bindings()
         if self._latest_soon is not None:
@@ -536,13 +575,12 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         sampler = getattr(self.source, "usage", None)
         if sampler is None or not self.shown:
             return
-        running = [r.id for r in self._records if r.running]
-        if not running:
+        if not any_running(self._records):
             if self.usage:
                 self.usage = {}
             return
-        self.run_worker(
-            partial(self._fetch_usage, sampler, running),
+        self.run_worker(  # every running job: the list shows peers' too (no ids to check)
+            partial(self._fetch_usage, sampler, None),
             name="usage",
             group="jobs-usage",
             exclusive=True,
@@ -550,7 +588,9 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         )
 
     async def _fetch_usage(
-        self, sampler: Callable[[list[str]], Awaitable[dict[str, JobUsage]]], ids: list[str]
+        self,
+        sampler: Callable[[list[str] | None], Awaitable[dict[str, JobUsage]]],
+        ids: list[str] | None,
     ) -> None:
         try:
             sample = dict(await sampler(ids))

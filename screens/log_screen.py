@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -32,7 +33,7 @@ from .list_filter import FilterInput, ListFilter
 from .log_follow import Follower
 from .log_header import OpenedTail, sub_content, tail_note, title_content
 from .log_view import LogView, plain_of
-from .send_bar import SendBar
+from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
 from .words import plural
 
@@ -44,7 +45,7 @@ TAIL_LINES = 2000  # what the engine returns at most in one read
 class LogScreen(ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
-    TRACKED = ("follow", "match", "send")
+    TRACKED = ("follow", "match", "send", "eof", "interrupt")
 
     following: reactive[bool] = reactive(True, init=False)
     """The view keeps to the tail as output arrives; scrolling up pauses it."""
@@ -81,6 +82,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         Binding("N", "match(-1)", "Previous", id="log.previous"),
         Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
         Binding("i", "send", "Send a line", id="log.send"),
+        # priority: they reach the screen before the input bar's own ctrl+d / ctrl+c
+        Binding("ctrl+d", "eof", "EOF", priority=True, id="log.eof"),
+        Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="log.interrupt"),
         Binding("T", "toggle_times", "Times", show=False, id="log.times"),
         Binding("ampersand", "filter", "Filter", show=False, key_display="&", id="log.filter"),
         Binding("question_mark", "help", "Keys", key_display="?", id="log.help"),
@@ -98,6 +102,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
         "match(-1)": "previous match",
         "toggle_wrap": "wrap long lines (again: unwrap)",
         "send": "type a line for the job's stdin",
+        "eof": "end the job's input (closes its stdin)",
+        "interrupt": "Ctrl-C: SIGINT to the job's process group (not a kill)",
         "toggle_times": "show when each line was written (again: hide)",
         "filter": "show only the lines that contain a text (Esc: all lines)",
         "help": "this list of keys",
@@ -491,10 +497,73 @@ class LogScreen(ApplicableKeys, Screen[None]):
             )
 
     async def _send(self, text: str) -> None:
+        self._echo(text)  # first: the job's answer comes after it, as on a terminal
         try:
             await self.source.send(self.job_id, text)
         except JobError as exc:
             self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+
+    def _echo(self, text: str) -> None:
+        """What the bar sends, in the view (not in the log): dimmed, after the input mark;
+        shown as it is sent, so what the job answers comes after it (a failure is notified)."""
+        line, stamp = echo_line(text), int(self.clock())
+        main = self.main_view
+        dropped = main.append([line], main.partial, [stamp])
+        if self.filter_text:
+            shown = self._shows(line)
+            dropped = self.view.append([line] if shown else [], "", [stamp] if shown else [])
+        if self.following:
+            self.view.follow_end()
+        elif dropped:
+            self.view.jump(self.view.scroll_y - dropped)
+
+    def _bar_key(self) -> SendBar | None:
+        """The input bar a ctrl+d / ctrl+c is for: None lets the key go on (to a find or
+        filter field that has focus: its own ctrl+d and ctrl+c)."""
+        focused = self.focused
+        if isinstance(focused, Input) and focused.id != "jobs-send-input":
+            raise SkipAction()
+        bars = self.query(SendBar)
+        if not bars:
+            self.notify(f"{self.job_id} takes no input here; nothing was sent.", markup=False)
+            return None
+        return bars.first()
+
+    def action_eof(self) -> None:
+        bar = self._bar_key()
+        if bar is None or bar.closed:
+            return
+        self.run_worker(self._eof(bar), name="end of input", group="log-send", exit_on_error=False)
+
+    async def _eof(self, bar: SendBar) -> None:
+        self._echo(EOF_ECHO)
+        try:
+            await self.source.send(self.job_id, None, newline=False, eof=True)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        bar.closed = True
+        self.set_focus(None)
+        self._update_bindings()
+
+    def action_interrupt(self) -> None:
+        if self._bar_key() is None:
+            return
+        self.run_worker(self._interrupt(), name="ctrl-c", group="log-send", exit_on_error=False)
+
+    async def _interrupt(self) -> None:
+        interrupt = getattr(self.source, "interrupt", None)
+        if interrupt is None:
+            self.notify("This job source cannot interrupt a job.", markup=False)
+            return
+        self._echo(INTERRUPT_ECHO)
+        try:
+            result = await interrupt(self.job_id)
+        except JobError as exc:
+            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            return
+        if result.note:
+            self.notify(sanitize_line(result.note, 300), markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
@@ -531,4 +600,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
             return bool(self.view.query_text)
         if action == "send":
             return bool(self.query(SendBar))
+        if action in ("eof", "interrupt"):
+            bars = self.query(SendBar)
+            return bool(bars) and not (action == "eof" and bars.first().closed)
         return True

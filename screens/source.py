@@ -64,6 +64,9 @@ class JobSource(Protocol):
       it. Without it `i` there says the job cannot be typed into.
     - `async resize(job_id, cols, rows) -> JobRecord`: a terminal job's window size (the
       program sees SIGWINCH); typing mode keeps it the size of the pane.
+    - `async interrupt(job_id) -> KillResult`: SIGINT to an own running job's process
+      group, a terminal's Ctrl-C (not a kill: no `stopping`, no SIGKILL after the grace);
+      the log pane's input bar sends it with ctrl+c. Without it ctrl+c says why not.
     """
 
     session_id: str
@@ -97,6 +100,7 @@ class JobSource(Protocol):
 
     async def usage(self, ids: list[str] | None = None) -> dict[str, JobUsage]: ...
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult: ...
+    async def interrupt(self, job_id: str) -> KillResult: ...
     async def adopt(self, job_id: str) -> JobRecord: ...
     async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]: ...
     async def send(

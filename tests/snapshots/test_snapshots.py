@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from jobs_tui.app.tui import JobsApp
 from jobs_tui.screens import JobsScreen, LogScreen
+from jobs_tui.screens.live_tail import LiveTail
 from tests.ui.fakes import FakeSource, Host, UsageSource, frozen_clock, mixed_records
 
 pytestmark = pytest.mark.timeout(60)
@@ -54,16 +55,42 @@ async def loaded(pilot: Pilot) -> None:
     await pilot.pause(0.1)
 
 
+async def tail_loaded(pilot: Pilot) -> None:
+    """Wide and tall: the live tail has read the selected job's log (or said why not)."""
+    tail = pilot.app.screen.query_one(LiveTail)
+    for _ in range(150):
+        await pilot.pause(0.02)
+        if not tail.display or (tail.job_id and (tail.feed is not None or tail.note)):
+            break
+    await pilot.pause(0.3)
+
+
 def test_list_mixed_80x24(snap_compare, source):
     assert snap_compare(jobs(source), terminal_size=(80, 24))
 
 
-def test_list_mixed_160x48(snap_compare, source):
-    assert snap_compare(jobs(source), terminal_size=(160, 48))
+def write_logs(log_dir: str) -> None:
+    """A few lines in every job's log, the dev server's own (j7) as `write_server_log`."""
+    for rec in mixed_records(log_dir):
+        with open(rec.log_path, "w") as f:
+            f.write("".join(f"{rec.label}: step {i} done\n" for i in range(1, 31)))
+    write_server_log(log_dir)
 
 
-def test_list_200x60(snap_compare, source):
-    assert snap_compare(jobs(source), press=["j", "j", "j"], terminal_size=(200, 60))
+def test_list_mixed_160x48(snap_compare, source, log_dir):
+    """Wide and tall: the selected job's last lines, live, under its detail."""
+    write_logs(log_dir)
+    assert snap_compare(jobs(source), terminal_size=(160, 48), run_before=tail_loaded)
+
+
+def test_list_200x60(snap_compare, source, log_dir):
+    write_logs(log_dir)
+
+    async def moved(pilot: Pilot) -> None:
+        await pilot.press("j", "j", "j")
+        await tail_loaded(pilot)
+
+    assert snap_compare(jobs(source), terminal_size=(200, 60), run_before=moved)
 
 
 def test_list_60x15(snap_compare, source):
@@ -71,7 +98,13 @@ def test_list_60x15(snap_compare, source):
 
 
 def test_peer_detail(snap_compare, source):
-    assert snap_compare(jobs(source), press=["down"], terminal_size=(120, 30))
+    """No log (the tail says so, muted); the peer's detail above it."""
+
+    async def moved(pilot: Pilot) -> None:
+        await pilot.press("down")
+        await tail_loaded(pilot)
+
+    assert snap_compare(jobs(source), terminal_size=(120, 30), run_before=moved)
 
 
 def test_empty_state(snap_compare):
@@ -149,8 +182,9 @@ def test_detail_with_resources(snap_compare, log_dir):
             ):
                 break
             await pilot.pause(0.02)
-        await pilot.pause(0.1)
+        await tail_loaded(pilot)
 
+    write_server_log(log_dir)
     assert snap_compare(jobs(source), terminal_size=(120, 30), run_before=sampled)
 
 

@@ -79,3 +79,24 @@ async def test_a_cursor_move_redraws_the_list_and_detail_not_the_whole_screen(lo
             await pilot.pause(0.05)
         assert screen.selection != first
         assert title[0] == 0 and summary[0] == 0, (title[0], summary[0])
+
+
+async def test_a_new_last_line_alone_does_not_rebuild_the_rows(log_dir: str):
+    """The once-a-second re-read finds every printing job with a new last line; no row
+    shows it, so the rows are not rebuilt (before: `set_records` every second, each
+    re-laying out the list), only repainted with the tick."""
+    source = FakeSource(mixed_records(log_dir), config=Config(repaint_ms=1000))
+    app = Host(lambda: JobsScreen(source, clock=moving_clock()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        await pilot.pause(0.3)
+        rebuilt = count_calls(screen.job_list, "set_records")
+        running = [r for r in source.records.values() if r.running]
+        assert running
+        for n in range(12):  # 2.4 s: two or three re-reads
+            for rec in running:
+                rec.last_line = f"line {n}"
+            await pilot.pause(0.2)
+        assert rebuilt[0] == 0, rebuilt[0]
+        assert screen.refreshes > 0

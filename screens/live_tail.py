@@ -1,0 +1,242 @@
+"""`LiveTail`: the selected job's last lines, live, at the bottom of its detail pane.
+
+Shown when the screen is wide and tall enough (`fits`); the list decides, and follows
+only the selected job, only while the list is shown. A job's bytes are read as they are
+written (`LivePump`: inotify, else a short poll) and the rows are redrawn at most every
+REDRAW_S, so a job printing thousands of lines a second costs a few frames a second.
+A job without a terminal shows its last log lines, sanitized as the log pane shows
+them (colours dropped); a terminal job the bottom non-empty rows of its emulated screen
+(`TermModel`, the terminal view's emulator, after a bounded replay of its log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import TYPE_CHECKING
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.sanitize import sanitize_log
+
+from .log_lines import LineAssembler
+from .log_view import plain_of
+from .terminal_replay import LivePump, open_terminal
+
+if TYPE_CHECKING:
+    from jobs_tui.engine.model import JobRecord
+
+    from .source import JobSource, LogFollow
+    from .terminal_model import TermModel
+
+MIN_WIDTH = 120  # the screen's columns for a live tail beside the list
+MIN_HEIGHT = 30  # and its rows
+MIN_ROWS = 5  # the tail's own rows at least (with its rule), else it stays hidden
+FIELD_ROWS = 10  # the detail's fields keep this many rows above the tail
+MAX_LINES = 200  # lines a non-terminal job's tail keeps
+TAIL_BYTES = 32 * 1024  # what is read of a log when its tail opens
+REDRAW_S = 0.2  # the tail is redrawn at most this often
+TERM_SIZE = (80, 24)  # a terminal job's screen as emulated here (its own size is not kept)
+WAITING = "no output yet"
+
+
+def fits(width: int, height: int) -> bool:
+    """Whether a screen of this size shows a live tail under the detail's fields."""
+    return width >= MIN_WIDTH and height >= MIN_HEIGHT
+
+
+def bottom_rows(lines: list[str]) -> list[str]:
+    """A terminal screen's rows down to its last non-empty one (the rows below are blank)."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
+class TailLines:
+    """A job's last lines: complete ones, then the one being written; any split of bytes."""
+
+    def __init__(self, lines: list[str], keep: int = MAX_LINES) -> None:
+        self.lines: deque[str] = deque((plain_of(line) for line in lines), maxlen=keep)
+        self.assembler = LineAssembler()
+
+    def feed(self, data: bytes) -> None:
+        self.lines.extend(plain_of(line) for line in self.assembler.feed(data))
+
+    def rows(self) -> list[str]:
+        partial = plain_of(self.assembler.partial)
+        return [*self.lines, partial] if partial else list(self.lines)
+
+
+class TermRows:
+    """A terminal job's emulated screen; its rows are the bottom non-empty ones."""
+
+    def __init__(self, model: TermModel) -> None:
+        self.model = model
+
+    def feed(self, data: bytes) -> None:
+        self.model.feed(data)
+
+    def rows(self) -> list[str]:
+        return [sanitize_log(line) for line in bottom_rows(self.model.text_lines())]
+
+
+class LiveTail(Widget):
+    """The last lines of one job, followed while `follow` names it; never focused."""
+
+    DEFAULT_CSS = """
+    LiveTail {
+        dock: bottom;
+        height: 8;
+        display: none;
+        border-top: hkey $panel-lighten-2;
+        border-title-align: left;
+        border-title-color: $text-muted;
+        color: $text-muted;
+        background: $surface;
+        text-wrap: nowrap;
+        text-overflow: clip;
+    }
+    LiveTail.-shown {
+        display: block;
+    }
+    """
+
+    _version = 0  # moves when what the rows show changed (see `refresh`)
+
+    def __init__(self, source: JobSource, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.source = source
+        self.border_title = "live"
+        self.job_id: str | None = None
+        self.running = False
+        self.feed: TailLines | TermRows | None = None
+        self.note = ""  # said instead of lines (the log cannot be read)
+        self._redraw: Timer | None = None
+        self.redraws = 0  # how often the rows were redrawn (tests read it)
+        self._rows: list[tuple[str, bool]] = []  # (text, italic) of each row drawn
+        self._rows_for: tuple[int, int] | None = None  # (version, height) of `_rows`
+        self._strips: dict[tuple[str, bool, int], Strip] = {}
+
+    # -- which job -----------------------------------------------------------------------
+    def follow(self, record: JobRecord | None) -> None:
+        """Follow `record`'s output (None: nothing). A job already followed is left as it is,
+        until it finishes (then its last bytes are read once more and the pump stops)."""
+        job_id = record.id if record is not None else None
+        running = record is not None and record.running
+        if job_id == self.job_id and (running or not self.running):
+            return
+        self.stop()
+        self.job_id, self.running = job_id, running
+        self.feed, self.note = None, ""
+        self.refresh()
+        if record is not None:
+            self.run_worker(
+                self._follow(record.id, record.tty, running),
+                name="live tail",
+                group="live-tail",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    def stop(self) -> None:
+        """Stop following (the list is hidden, or another job was selected)."""
+        self.workers.cancel_group(self, "live-tail")
+        self.job_id, self.running = None, False
+
+    async def _follow(self, job_id: str, tty: bool, running: bool) -> None:
+        try:
+            if tty:
+                model, log = await open_terminal(self.source, job_id, *TERM_SIZE, scrollback=0)
+                feed: TailLines | TermRows = TermRows(model)
+            else:
+                feed, log = await asyncio.to_thread(self._open_lines, job_id)
+        except (JobError, OSError) as exc:
+            if self.job_id == job_id:
+                self.note = str(exc)[:200]
+                self.refresh()
+            return
+        if self.job_id != job_id:
+            return
+        self.feed = feed
+        self.refresh()
+        if not running:
+            return
+        pump = LivePump(log, self._took)
+        try:
+            await pump.run()
+        finally:
+            pump.stop()
+
+    def _open_lines(self, job_id: str) -> tuple[TailLines, LogFollow]:
+        """The last TAIL_BYTES of the log as lines, and a follower right after them.
+
+        Read through `follow`, not `logs`: a glance at a selected row is not a look at the
+        job's result (`logs` counts as one: the result would no longer be unreported)."""
+        end = self.source.follow(job_id).position
+        log = self.source.follow(job_id, max(0, end - TAIL_BYTES))
+        got = log.read(TAIL_BYTES)
+        data = got.data
+        if got.offset > 0 or got.skipped:  # the first line is a fragment: left out
+            data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+        feed = TailLines([])
+        feed.feed(data)
+        return feed, log
+
+    def _took(self, data: bytes) -> None:
+        if self.feed is None:
+            return
+        self.feed.feed(data)
+        if self._redraw is None:
+            self._redraw = self.set_timer(REDRAW_S, self._redraw_now)
+
+    def _redraw_now(self) -> None:
+        self._redraw = None
+        self.refresh()
+
+    # -- drawing -------------------------------------------------------------------------
+    # The Line API: a redraw takes the rows once, and each row's strip is kept by its text
+    # (a scrolling tail shows the same texts one row higher), so a redraw of a busy job
+    # costs little more than compositing.
+    def render_line(self, y: int) -> Strip:
+        width, height = self.content_size
+        if self._rows_for != (self._version, height):
+            self._rows_for = (self._version, height)
+            self._take_rows()
+        rows = self._rows
+        if y >= len(rows) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        text, italic = rows[y]
+        key = (text, italic, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 4 * MAX_LINES:
+                self._strips.clear()
+            style = self.rich_style + Style(italic=True) if italic else self.rich_style
+            strip = Strip([Segment(text[: 2 * width], style)]).adjust_cell_length(width, style)
+            self._strips[key] = strip
+        return strip
+
+    def _take_rows(self) -> None:
+        """The rows to draw, once per redraw (row 0 is drawn first)."""
+        self.redraws += 1
+        height = self.content_size.height
+        if self.note:
+            self._rows = [(self.note, True)]
+            return
+        rows = self.feed.rows()[-height:] if self.feed is not None and height > 0 else []
+        self._rows = [(row, False) for row in rows] if rows else [(WAITING, True)]
+
+    def refresh(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """Every change of what the tail shows comes through here: the rows are taken anew."""
+        self._version += 1
+        return super().refresh(*args, **kwargs)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()

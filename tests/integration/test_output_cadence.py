@@ -1,0 +1,82 @@
+"""10 (UI performance): 50 printing jobs must not cost the session a registry write a second
+or four output events a second each. Real jobs, real shims, real files."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+
+import pytest
+
+from jobs_tui.engine import Config, JobManager, supervision
+
+from .helpers import until
+
+pytestmark = pytest.mark.timeout(60)
+
+PRINTER = (
+    f"{sys.executable} -u -c 'import time\nfor n in range(10**6):\n"
+    '    print("line", n)\n    time.sleep(0.05)\''
+)
+
+
+def file_key(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_ino, st.st_mtime_ns
+
+
+async def test_a_new_last_line_alone_does_not_rewrite_the_registry_every_second(
+    registry_dir: str,
+):
+    async with JobManager(cwd=".", registry_dir=registry_dir, config=Config()) as jm:
+        rec = await jm.start(PRINTER, label="printer")
+        assert await until(lambda: jm.find(rec.id).last_line.startswith("line"), 15)
+        await asyncio.sleep(1.5)  # the start's own writes are done
+        path = jm.registry.own_path
+        before, line = file_key(path), jm.find(rec.id).last_line
+        await asyncio.sleep(3.2)  # three reconcile passes, each with a new last line
+        assert jm.find(rec.id).last_line != line
+        assert file_key(path) == before  # before the fix: rewritten every second
+        await jm.kill(rec.id)
+
+
+async def test_a_new_last_line_reaches_the_file_within_its_interval(
+    registry_dir: str, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(supervision, "LAST_LINE_SAVE_S", 1.0)
+    async with JobManager(cwd=".", registry_dir=registry_dir, config=Config()) as jm:
+        rec = await jm.start(PRINTER, label="printer")
+        assert await until(lambda: jm.find(rec.id).last_line.startswith("line"), 15)
+        path = jm.registry.own_path
+        before = file_key(path)
+        assert await until(lambda: file_key(path) != before, 10)
+        with open(path, encoding="utf-8") as handle:
+            assert '"lastLine":"line' in handle.read().replace(" ", "")
+        await jm.kill(rec.id)
+
+
+async def test_a_printing_job_sends_about_one_output_event_a_second(registry_dir: str):
+    """The shim coalesces output news: a job printing 20 lines a second sends about one
+    event a second (four before); a quiet job's first new line still goes at once."""
+    async with JobManager(cwd=".", registry_dir=registry_dir, config=Config()) as jm:
+        heard: list[float] = []
+        rec = await jm.start(PRINTER, label="printer")
+        jm.subscribe(
+            lambda e: (
+                heard.append(time.monotonic())
+                if e.kind == "job-output" and e.id == rec.id
+                else None
+            )
+        )
+        await asyncio.sleep(4.0)
+        assert 2 <= len(heard) <= 6, heard  # before: 16
+        quiet = await jm.start("sleep 1.5; echo late; sleep 30", label="quiet")
+        seen: list[float] = []
+        jm.subscribe(lambda e: seen.append(time.monotonic()) if e.id == quiet.id else None)
+        t0 = time.monotonic()
+        assert await until(lambda: jm.find(quiet.id).last_line == "late", 10)
+        assert time.monotonic() - t0 < 1.5 + 0.9
+        await jm.kill(rec.id)
+        await jm.kill(quiet.id)
