@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, VerbError
+from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, VerbError
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
@@ -96,6 +96,10 @@ def run_verb(args: argparse.Namespace) -> int:
 
     from .session import unusable_registry
 
+    for flag, given in (("--session", args.session), ("--json", args.json)):
+        if given:
+            why = "each tab is a session of its own" if flag == "--session" else "it prints a URL"
+            raise UsageError(f"serve takes no {flag}: {why}", flag)
     cwd = os.getcwd()
     try:
         directory = resolve_registry_dir(cwd, None, Config.load(), args.registry_dir)
@@ -134,12 +138,7 @@ async def serve(options: Options) -> int:
         await site.start()
     except OSError as exc:
         await runner.cleanup()
-        why = exc.strerror or str(exc)
-        raise VerbError(
-            f"cannot listen on {options.host}:{options.port}: {why}",
-            EXIT_USAGE if exc.errno in (98, 48, 99, 49) else EXIT_ERROR,
-            field="--port" if exc.errno in (98, 48) else "--host",
-        ) from exc
+        raise listen_error(options, exc) from exc
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # --port 0
     server.cookie = f"jobs-tui-token-{port}"  # cookies are shared across a host's ports
     line(f"jobs-tui serve: {page_url(options.host, port, options.token)}")
@@ -157,6 +156,22 @@ async def serve(options: Options) -> int:
         await runner.cleanup()
     err(f"jobs-tui serve: stopped ({closed} browser session(s) closed)")
     return how["code"]
+
+
+def listen_error(options: Options, exc: OSError) -> VerbError:
+    """One line naming the flag: a port in use, an address not of this machine, a bad name."""
+    import errno
+    import socket
+
+    why = (exc.strerror or str(exc)).rsplit("): ", 1)[-1]
+    in_use = exc.errno == errno.EADDRINUSE
+    ours = in_use or exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror)
+    flag, value = ("--port", options.port) if in_use else ("--host", options.host)
+    return VerbError(
+        f"{flag} {value}: cannot listen on {options.host}:{options.port}: {why}",
+        EXIT_USAGE if ours else EXIT_ERROR,
+        field=flag,
+    )
 
 
 class JobsServer:

@@ -93,6 +93,10 @@ def test_a_generated_token_is_printed_when_none_is_given(cli) -> None:
         (["--token", "has space 0123456789abc"], "--token"),
         (["--port", "70000"], "--port"),
         (["--port", "http"], "--port"),
+        (["--host", "203.0.113.7"], "--host"),  # TEST-NET-3: not an address of this machine
+        (["--host", "no-such-host.invalid"], "--host"),
+        (["--session", "x"], "--session"),
+        (["--json"], "--json"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(cli, flags: list[str], field: str) -> None:
@@ -108,7 +112,7 @@ def test_a_port_in_use_is_one_line(cli) -> None:
         port = taken.getsockname()[1]
         result = cli("serve", "--port", str(port), "--token", TOKEN)
     assert result.code == 2, result
-    assert f"cannot listen on 127.0.0.1:{port}" in result.err
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port}: address already in use" in result.err
     assert "Traceback" not in result.err
 
 
