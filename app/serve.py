@@ -215,7 +215,7 @@ class JobsServer:
 
     def allowed(self, presented: str | None) -> bool:
         return presented is not None and hmac.compare_digest(
-            presented.encode("utf-8", "surrogateescape"), self.options.token.encode()
+            presented.encode("utf-8", "replace"), self.options.token.encode()
         )
 
     @property

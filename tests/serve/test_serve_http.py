@@ -133,3 +133,53 @@ def test_ctrl_c_closes_every_tab_and_exits_130(served: Served, cli) -> None:
 
     asyncio.run(hold_a_tab())
     assert "running" in cli.ok("status", "j1").out  # a tab closing kills nothing of others
+
+
+async def screen_until(url: str, words: str, timeout: float = 30) -> str:
+    """What a tab's app painted (escapes removed) once it shows `words`."""
+    from .browser import ESCAPE
+
+    seen = ""
+    async with aiohttp.ClientSession() as session:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with session.ws_connect(url, headers=headers) as ws:
+            await ws.send_json(["resize", {"width": 120, "height": 30}])
+            async with asyncio.timeout(timeout):
+                while words not in seen:
+                    message = await ws.receive()
+                    if isinstance(message.data, bytes):
+                        seen += ESCAPE.sub("", message.data.decode("utf-8", "replace"))
+    return seen
+
+
+def test_the_tabs_use_the_servers_registry_directory(cli, tmp_path) -> None:
+    other = str(tmp_path / "flagged-registry")
+    cli.ok("--registry-dir", other, "start", "--label", "in-the-flagged-one", "--", "sleep 60")
+    cli.ok("start", "--label", "in-the-env-one", "--", "sleep 60")
+    server = start_server(cli, "--registry-dir", other, "--token", TOKEN)
+    try:
+        seen = asyncio.run(screen_until(server.ws, "in-the-flagged-one"))
+        assert "in-the-env-one" not in seen
+    finally:
+        code, err = server.stop(signal.SIGTERM)
+        cli("--registry-dir", other, "clear", "--all")
+    assert code == 0, err
+
+
+def test_a_tabs_app_dies_with_a_killed_server(served: Served, cli) -> None:
+    cli.ok("start", "--label", "survivor", "--", "sleep 300")
+
+    async def hold_a_tab() -> list:
+        async with aiohttp.ClientSession() as session:
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            async with session.ws_connect(served.ws, headers=headers) as ws:
+                await asyncio.wait_for(ws.receive(), 30)
+                apps = served.apps()
+                assert len(apps) == 1
+                served.proc.kill()  # SIGKILL: no chance to close anything
+                served.proc.wait()
+                return apps
+
+    apps = asyncio.run(hold_a_tab())
+    assert until(lambda: not any(app.is_running() for app in apps), 20)
+    assert "running" in cli.ok("status", "j1").out
