@@ -9,7 +9,7 @@ leaves the address bar; the page's websocket then carries the cookie. Scripts ma
 `Authorization: Bearer TOKEN`. No token: 401; a wrong one: 403; a websocket opened
 from another origin: 403.
 
-Each tab runs `python -m jobs_tui.app.serve --app` (the `jobs-tui` app on textual's
+Each tab runs `python -m jobs_tui.app.serve_tab --app` (the `jobs-tui` app on textual's
 web driver) in its own process session, with this process's cwd, environment and
 registry directory: a viewing session of the same registry, which on close kills only
 the jobs started from that tab. Ctrl-C (or SIGTERM/SIGHUP) closes every tab's app the
@@ -28,17 +28,16 @@ import re
 import secrets
 import signal
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, VerbError
+from .serve_tab import dimension
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
 TOKEN_MIN, TOKEN_MAX = 16, 256
-APP_CLOSE_SECONDS = 15.0  # a tab's app kills its own running jobs on close (kill grace)
 THIRD_PARTY_LINK = re.compile(r"<link[^>]*https://fonts\.googleapis\.com[^>]*>")
 
 
@@ -85,7 +84,7 @@ class Options:
 
     def app_command(self) -> list[str]:
         """What one tab runs: this interpreter, so the same install and the same registry."""
-        return [sys.executable, "-m", "jobs_tui.app.serve", "--app", self.registry_dir]
+        return [sys.executable, "-m", "jobs_tui.app.serve_tab", "--app", self.registry_dir]
 
 
 def run_verb(args: argparse.Namespace) -> int:
@@ -141,14 +140,14 @@ async def serve(options: Options) -> int:
         raise listen_error(options, exc) from exc
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # --port 0
     server.cookie = f"jobs-tui-token-{port}"  # cookies are shared across a host's ports
-    line(f"jobs-tui serve: {page_url(options.host, port, options.token)}")
-    err("Open that URL in a browser (it carries the token). Ctrl-C stops the server.")
     stopped = asyncio.Event()
     how = {"code": EXIT_OK}
     loop = asyncio.get_running_loop()
     for signum, code in ((signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_OK)):
         loop.add_signal_handler(signum, lambda c=code: (how.update(code=c), stopped.set()))
     loop.add_signal_handler(signal.SIGHUP, stopped.set)
+    line(f"jobs-tui serve: {page_url(options.host, port, options.token)}")
+    err("Open that URL in a browser (it carries the token). Ctrl-C stops the server.")
     try:
         await stopped.wait()
     finally:
@@ -189,12 +188,14 @@ class JobsServer:
         from aiohttp import web
         from textual_serve.download_manager import DownloadManager
 
+        from .serve_tab import tab_app_class  # textual-serve loads only when serving
+
         base = Path(textual_serve.__file__).parent
         template = (base / "templates" / "app_index.html").read_text("utf-8")
         # The page would fetch a font from Google: offline it only delays the first paint.
         template = THIRD_PARTY_LINK.sub("", template)
         self.downloads = DownloadManager()
-        self.tab_app = _tab_app_class()
+        self.tab_app = tab_app_class()
         app = web.Application(middlewares=[self._guard])
         aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({"app_index.html": template}))
         app.add_routes(
@@ -268,8 +269,8 @@ class JobsServer:
         from aiohttp import WSMsgType, web
 
         websocket = web.WebSocketResponse(heartbeat=15)
-        width = _int(request.query.get("width"), 80)
-        height = _int(request.query.get("height"), 24)
+        width = dimension(request.query.get("width"), 80)
+        height = dimension(request.query.get("height"), 24)
         await websocket.prepare(request)
         service = self.tab_app(
             self.options,
@@ -305,111 +306,4 @@ REFUSED_NO_TOKEN = (
 )
 
 
-def _int(text: str | None, default: int) -> int:
-    try:
-        return max(1, min(int(text or default), 1000))
-    except ValueError:
-        return default
-
-
-def _tab_app_class() -> type:
-    from textual_serve.app_service import AppService
-
-    class TabApp(AppService):
-        """One tab's app: our command, in its own process session, closed within a bound."""
-
-        def __init__(self, options: Options, **kwargs: Any) -> None:
-            super().__init__(" ".join(options.app_command()), **kwargs)
-            self.options = options
-
-        async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
-            self._process = process = await asyncio.create_subprocess_exec(
-                *self.options.app_command(),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self._build_environment(width=width, height=height),
-                cwd=self.options.cwd,
-                start_new_session=True,  # the terminal's Ctrl-C is the server's to handle
-            )
-            self._stdin = process.stdin
-            return process
-
-        async def handle(self, envelope: Any, websocket: Any) -> None:
-            if not isinstance(envelope, list) or not envelope:
-                return
-            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
-            if kind == "stdin" and isinstance(data, str):
-                await self.send_bytes(data.encode("utf-8"))
-            elif kind == "resize" and isinstance(data, dict):
-                await self.set_terminal_size(
-                    _int(data.get("width"), 80), _int(data.get("height"), 24)
-                )
-            elif kind == "ping":
-                await websocket.send_json(["pong", data])
-            elif kind == "blur":
-                await self.blur()
-            elif kind == "focus":
-                await self.focus()
-
-        async def close(self) -> None:
-            """Ask the app to quit (it closes its session), then TERM, then KILL."""
-            process = self._process
-            if process is None or process.returncode is not None:
-                return
-            with contextlib.suppress(Exception):
-                await self.send_meta({"type": "quit"})
-            for sig in (None, signal.SIGTERM, signal.SIGKILL):
-                if sig is not None:
-                    with contextlib.suppress(ProcessLookupError):
-                        process.send_signal(sig)
-                try:
-                    await asyncio.wait_for(process.wait(), APP_CLOSE_SECONDS if sig is None else 3)
-                    break
-                except TimeoutError:
-                    continue
-            if self._task is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self._task, 3)
-
-    return TabApp
-
-
-# -- one tab's app process ------------------------------------------------------------
-def _die_with_parent() -> None:
-    """SIGTERM when the server goes, however it goes (the web driver exits on SIGTERM)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-            return
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    import threading
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def app_main(argv: list[str]) -> int:
-    """`python -m jobs_tui.app.serve --app REGISTRY_DIR`: the app, as textual-serve runs it."""
-    if len(argv) != 2 or argv[0] != "--app":
-        sys.stderr.write("usage: python -m jobs_tui.app.serve --app REGISTRY_DIR\n")
-        return EXIT_USAGE
-    _die_with_parent()
-    if os.getppid() == 1:
-        return EXIT_ERROR
-    from .tui import run_tui
-
-    return run_tui(registry_dir=argv[1])
-
-
-__all__ = ["Options", "add_arguments", "app_main", "page_url", "run_verb", "serve"]
-
-if __name__ == "__main__":
-    sys.exit(app_main(sys.argv[1:]))
+__all__ = ["Options", "add_arguments", "page_url", "run_verb", "serve"]
