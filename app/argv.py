@@ -144,6 +144,7 @@ VERBS: dict[str, str] = {
     "config": "write the default config file, or show the effective one",
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, and cli output",
     "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
+    "serve": "serve the jobs screen to a browser (one app per tab; the URL carries a token)",
 }
 
 
@@ -299,6 +300,12 @@ def _mcp(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
+def _serve(p: argparse.ArgumentParser) -> None:
+    from .serve import add_arguments
+
+    add_arguments(p)
+
+
 _VERB_ARGS = {
     "start": _start,
     "list": _list,
@@ -314,6 +321,7 @@ _VERB_ARGS = {
     "config": _config,
     "schema": _schema,
     "mcp": _mcp,
+    "serve": _serve,
 }
 
 

@@ -178,6 +178,10 @@ def _verb_main(args: argparse.Namespace) -> int:
             from .mcp import run_verb
 
             return run_verb(args)
+        if args.verb == "serve":
+            from .serve import run_verb as serve_verb
+
+            return serve_verb(args)
         if args.verb is None:
             args.verb, args.all = "list", False
         if args.verb == "exec" and getattr(args, "started", None) is None:
