@@ -71,7 +71,7 @@ def _modes(data: bytes, lo: int, hi: int) -> bytes:
     """The mode switches (not the alternate screen) made in `data[lo:hi]`, as bytes that
     make them again."""
     out = []
-    for mode in KEPT_MODES:
+    for mode in KEPT_MODES if data.rfind(b"\x1b[?", lo, hi) >= 0 else ():
         on = data.rfind(b"\x1b[?%dh" % mode, lo, hi)
         off = data.rfind(b"\x1b[?%dl" % mode, lo, hi)
         if max(on, off) >= 0:
@@ -105,6 +105,8 @@ def _floor(data: bytes, at: int) -> int:
 def _alt_entry(data: bytes, at: int) -> int:
     """Where the alternate-screen session in force at `data[at]` began (-1: none)."""
     lo = _floor(data, at)
+    if data.rfind(b"\x1b[?", lo, at) < 0:  # one scan, where most logs have no mode switch
+        return -1
     off = _last(data, ALT_OFF, lo, at)
     if _last(data, ALT_ON, lo, at) <= off:
         return -1

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shlex
 import shutil
 import sys
 import textwrap
@@ -152,7 +153,7 @@ def registry(bench_root: Path) -> Iterator[str]:
 
 
 def repaint(fps: float, limit: int = 0, marker: str = "-") -> str:
-    return f"{sys.executable} -c {json.dumps(REPAINT)} {fps} {limit} {marker}"
+    return f"{sys.executable} -c {shlex.quote(REPAINT)} {fps} {limit} {marker}"
 
 
 def test_following_a_120x40_screen_repainted_60_times_a_second(registry: str) -> None:
@@ -229,6 +230,7 @@ async def _big_job(registry: str, kind: str, marker: str) -> tuple[JobManager, s
     deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
         await asyncio.sleep(1)
+        assert jm.get(rec.id).status == "running", jm.get(rec.id)
         end = jm.follow(rec.id).position
         if end >= PTY_BYTES:
             follow.skip_to(max(0, end - 65536))
