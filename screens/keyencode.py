@@ -13,6 +13,7 @@ xterm's modifier parameter (`ESC [ 1 ; 5 A` for ctrl+up), F1-F4 are SS3 P-S.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -106,16 +107,23 @@ def _modifier_param(mods: frozenset[str]) -> int:
     )
 
 
+def typable(text: str | None) -> bool:
+    """Text a key may send as itself: no control character (C0, DEL, C1) and no lone
+    surrogate. Not `str.isprintable`, which refuses U+00A0, U+3000 and other spaces a
+    keyboard types."""
+    return bool(text) and all(unicodedata.category(c) not in ("Cc", "Cs") for c in text)
+
+
 def _character_of(base: str, character: str | None) -> str | None:
-    """The printable text of a key: its character, else what its name spells."""
-    if character and character.isprintable():
+    """The text of a key: its character, else what its name spells."""
+    if typable(character):
         return character
     if len(base) == 1:
-        return base
+        return base if typable(base) else None
     from textual.keys import key_to_character  # a table lookup; no app, no IO
 
     found = key_to_character(base)
-    return found if found and found.isprintable() else None
+    return found if typable(found) else None
 
 
 def encode_key(key: str, character: str | None, modes: TermModes | KeyModes) -> bytes | None:
