@@ -305,8 +305,12 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         if changed:
             self._fingerprint = fingerprint
             self._show_rows(records)
-        else:
-            self.job_list.refresh()
+        else:  # the same rows; records read anew (a peer's, a source's copies) taken in place
+            self._records = records
+            job_list = self.job_list
+            for record in records:
+                job_list.update_record(record)
+            job_list.refresh()
             self._show_detail()
         self.refreshes += 1
 

@@ -40,7 +40,7 @@ MIN_ROWS = 5  # the tail's own rows at least (with its rule), else it stays hidd
 FIELD_ROWS = 10  # the detail's fields keep this many rows above the tail
 MAX_LINES = 200  # lines a non-terminal job's tail keeps
 TAIL_BYTES = 32 * 1024  # what is read of a log when its tail opens
-REDRAW_S = 0.2  # the tail is redrawn at most this often
+REDRAW_S = 0.5  # the tail is redrawn at most this often (twice a second: a glance, not a log pane)
 TERM_SIZE = (80, 24)  # a terminal job's screen as emulated here (its own size is not kept)
 WAITING = "no output yet"
 

@@ -60,7 +60,9 @@ async def tail_loaded(pilot: Pilot) -> None:
     tail = pilot.app.screen.query_one(LiveTail)
     for _ in range(150):
         await pilot.pause(0.02)
-        if not tail.display or (tail.job_id and (tail.feed is not None or tail.note)):
+        selected = pilot.app.screen.selection
+        loaded = tail.feed is not None or tail.note
+        if not tail.display or (tail.job_id == selected and loaded):
             break
     await pilot.pause(0.3)
 
