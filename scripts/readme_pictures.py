@@ -74,15 +74,58 @@ def log_scene(log_dir: str) -> tuple[Any, Callable[[Any], Awaitable[None]]]:
     return app, loaded
 
 
-# The third picture: the terminal view of a PTY job (being built in another branch).
-# Hook: define `terminal_scene(log_dir) -> (app, setup)` like the two above and set
-# TERMINAL_SCENE = Scene("terminal", "jobs-tui: a PTY job's terminal", (120, 24), terminal_scene)
-TERMINAL_SCENE: Scene | None = None
+def top_bytes() -> bytes:
+    """A small `top`-like program's screen, as its bytes reach a PTY job's log."""
+    esc = "\x1b["
+    bar = f"{esc}1;37;44m" + " shop: top   load 0.42 0.38 0.30   tasks 5   up 3:12".ljust(80)
+    rows = [
+        ("4120", "node", "38.2", "4.1", "vite dev --port 5173", "32"),
+        ("4188", "node", "12.5", "2.7", "vitest --watch", "33"),
+        ("4203", "python3", "3.1", "1.2", "manage.py runserver", "32"),
+        ("4251", "postgres", "0.7", "0.9", "postgres: checkpointer", "37"),
+        ("4300", "sh", "0.0", "0.1", "sh -c ./watch-assets", "37"),
+    ]
+    out = [f"{esc}?1049h{esc}H{esc}2J", bar, f"{esc}0m\r\n\r\n"]
+    out.append(f"  CPU [{esc}32m{'|' * 8}{esc}0m{' ' * 12}] 38%   ")
+    out.append(f"MEM [{esc}33m{'|' * 7}{esc}0m{' ' * 13}] 2.1G/8G\r\n\r\n")
+    out.append(f"{esc}7m" + "  PID USER       %CPU %MEM COMMAND".ljust(80) + f"{esc}0m\r\n")
+    for pid, user, cpu, mem, cmd, colour in rows:
+        out.append(f"{pid:>5} {user:<10} {esc}{colour}m{cpu:>4}{esc}0m {mem:>4} {cmd}\r\n")
+    out.append(f"{esc}23;1H{esc}7m q {esc}0m quit  {esc}7m k {esc}0m kill  {esc}7m / {esc}0m find")
+    out.append(f"{esc}9;1H")
+    return "".join(out).encode()
+
+
+def terminal_scene(log_dir: str) -> tuple[Any, Callable[[Any], Awaitable[None]]]:
+    """The terminal pane of a job started with a terminal (`tty`): its emulated screen."""
+    import os
+
+    from jobs_tui.screens.terminal_screen import TerminalScreen
+    from tests.ui.fakes import FakeSource, Host, frozen_clock, record
+
+    job = record(4, "top", seconds=192.0, command="python3 top.py", log_dir=log_dir, tty=True)
+    with open(os.path.join(log_dir, "j4.log"), "wb") as f:
+        f.write(top_bytes())
+    source = FakeSource([job])
+    app = Host(lambda: TerminalScreen(source, "j4", clock=frozen_clock))
+    app.ENABLE_COMMAND_PALETTE = False
+
+    async def setup(pilot: Any) -> None:
+        pilot.app.theme = "textual-dark"
+        pilot.app.animation_level = "none"
+        for _ in range(150):
+            if getattr(pilot.app.screen, "loaded", False):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.2)
+
+    return app, setup
+
 
 SCENES: list[Scene] = [
     Scene("jobs", "jobs-tui: the jobs screen", (120, 24), jobs_scene),
     Scene("log", "jobs-tui: a job's log", (120, 24), log_scene),
-    *([TERMINAL_SCENE] if TERMINAL_SCENE else []),
+    Scene("terminal", "jobs-tui: a PTY job's terminal", (84, 30), terminal_scene),
 ]
 
 

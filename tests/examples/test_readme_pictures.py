@@ -26,7 +26,7 @@ def load_script():
 
 async def test_the_committed_pictures_show_what_the_screens_show_now() -> None:
     pictures = load_script()
-    assert [scene.name for scene in pictures.SCENES][:2] == ["jobs", "log"]
+    assert [scene.name for scene in pictures.SCENES] == ["jobs", "log", "terminal"]
     assert await pictures.stale() == [], "run: python scripts/readme_pictures.py"
 
 
@@ -37,21 +37,24 @@ async def test_a_changed_screen_makes_a_picture_stale(tmp_path, monkeypatch) -> 
     (tmp_path / "jobs.svg").write_text(
         (ROOT / "docs" / "images" / "jobs.svg").read_text().replace("webpack", "webpacK")
     )
-    assert await pictures.stale() == ["jobs", "log"]
+    assert await pictures.stale() == ["jobs", "log", "terminal"]
 
 
 async def test_the_pictures_carry_the_screens_text(tmp_path, monkeypatch) -> None:
     pictures = load_script()
     monkeypatch.setattr(pictures, "IMAGES", tmp_path)
     written = await pictures.write_all()
-    assert sorted(p.name for p in written) == ["jobs.svg", "log.svg"]
+    assert sorted(p.name for p in written) == ["jobs.svg", "log.svg", "terminal.svg"]
     jobs = pictures.svg_text((tmp_path / "jobs.svg").read_text(), (120, 24))
     assert "9 jobs · 3 running · 1 failed · 2 peer" in jobs and "q Quit" in jobs
     log = pictures.svg_text((tmp_path / "log.svg").read_text(), (120, 24))
     assert "following" in log and "ERROR GET /api/cart/58 500" in log
+    terminal = pictures.svg_text((tmp_path / "terminal.svg").read_text(), (84, 30))
+    assert "terminal 80×24" in terminal and "4120 node       38.2" in terminal
     assert all(os.path.getsize(p) > 10_000 for p in written)
 
 
 def test_readme_opens_with_both_pictures() -> None:
     head = (ROOT / "README.md").read_text().split("\n## ", 1)[0]
-    assert "docs/images/jobs.svg" in head and "docs/images/log.svg" in head
+    for name in ("jobs", "log", "terminal"):
+        assert f"docs/images/{name}.svg" in head

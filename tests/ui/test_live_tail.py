@@ -37,17 +37,20 @@ def two_jobs(log_dir: str) -> FakeSource:
 async def test_the_selected_jobs_new_lines_appear_in_the_tail(log_dir: str):
     source = two_jobs(log_dir)
     app = Host(lambda: JobsScreen(source, clock=frozen_clock))
-    async with app.run_test(size=WIDE) as pilot:
+    async with app.run_test(size=WIDE):
         tail = tail_of(app)
         assert await until(lambda: text_of(tail)[-1:] == ["job 2 line 49"])
         assert tail.display and tail.region.height >= 5
         with open(f"{log_dir}/j2.log", "a") as f:
             f.write("\x1b]0;title\x07fresh \x1b[31mred\x1b[0m line\nprom")
         assert await until(lambda: text_of(tail)[-2:] == ["fresh red line", "prom"])
-        await pilot.pause(0.3)  # redrawn (at most every 0.2 s)
-        drawn = [tail.render_line(y).text.rstrip() for y in range(tail.content_size.height)]
-        shown = "\n".join(drawn)
-        assert [row for row in drawn if row][-2:] == ["fresh red line", "prom"]
+
+        def drawn() -> list[str]:  # redrawn at most twice a second
+            return [tail.render_line(y).text.rstrip() for y in range(tail.content_size.height)]
+
+        wanted = ["fresh red line", "prom"]
+        assert await until(lambda: [row for row in drawn() if row][-2:] == wanted)
+        shown = "\n".join(drawn())
         assert "title" not in shown and "\x1b" not in shown
 
 
