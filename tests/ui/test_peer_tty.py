@@ -42,8 +42,8 @@ async def test_a_peers_tty_job_is_listed_detailed_followed_and_opened(
             assert await until(lambda: screen.selection == job_id, 15)
             record = screen.selected
             assert record is not None and record.tty and not jm.is_own(record)
-            detail = screen.query_one(DetailPane).render().plain
-            assert "another session" in detail
+            detail = screen.query_one(DetailPane)
+            assert await until(lambda: "another session" in detail.render().plain, 10)
             tail = screen.query_one(LiveTail)
             rows = lambda: tail.feed.rows() if tail.feed is not None else []  # noqa: E731
             assert await until(lambda: rows() == ["peer screen", "", "    third row"], 15)
