@@ -81,6 +81,16 @@ def tail_note(tail: OpenedTail, shown: int, dropped: int = 0) -> str:
     return f"{text} ({tail.note})" if tail.note else text
 
 
+def title_key(record: JobRecord | None, now_ms: float, repaint_ms: int) -> object:
+    """What a header title shows changes only with this: redraw it when the key moves."""
+    state = (
+        None
+        if record is None
+        else (record.status, record.session_id, record.finished_at, record.stopping_at)
+    )
+    return state, int(now_ms // max(100, repaint_ms))
+
+
 def title_content(record: JobRecord | None, job_id: str, now_ms: float, *, peer: bool) -> Content:
     """`▸ j3  build  running · 12.0s`, tagged `peer` for another session's job."""
     if record is None:

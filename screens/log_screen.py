@@ -31,7 +31,7 @@ from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
 from .list_filter import FilterInput, ListFilter
 from .log_follow import Follower
-from .log_header import OpenedTail, sub_content, tail_note, title_content
+from .log_header import OpenedTail, sub_content, tail_note, title_content, title_key
 from .log_view import LogView, plain_of
 from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
@@ -257,12 +257,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
     def _show_title(self, force: bool = False) -> None:
         now = self.clock()
         record = self._get()
-        key = (
-            None
-            if record is None
-            else (record.status, record.session_id, record.finished_at, record.stopping_at),
-            int(now // max(100, self.source.config.repaint_ms)),
-        )
+        key = title_key(record, now, self.source.config.repaint_ms)
         if not force and key == self._title_key:
             return
         self._title_key = key

@@ -30,7 +30,7 @@ from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
-from .log_header import human_bytes, title_content
+from .log_header import human_bytes, title_content, title_key
 from .source import Clock, JobSource, wall_clock
 from .terminal_find import TermFind
 from .terminal_replay import open_terminal
@@ -163,12 +163,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     def _show_title(self, force: bool = False) -> None:
         now = self.clock()
         record = self._get()
-        key = (
-            None
-            if record is None
-            else (record.status, record.session_id, record.finished_at, record.stopping_at),
-            int(now // max(100, self.source.config.repaint_ms)),
-        )
+        key = title_key(record, now, self.source.config.repaint_ms)
         if not force and key == self._title_key:
             return
         self._title_key = key
