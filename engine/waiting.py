@@ -230,7 +230,10 @@ async def wait_many(
                 found = await _scan_all(watches)
                 if found is not None:
                     return _result(jm, watches, "match", found)
-            ended = [w for w in watches if not w.record.running]
+            # With `until`, a job counts as ended once its output was read to the end
+            # after its end was seen (`done`): an end that arrives during a read waits
+            # for the next pass, which tests the job's last unterminated line.
+            ended = [w for w in watches if (w.done if pattern else not w.record.running)]
             if (mode == "any" and ended) or len(ended) == len(watches):
                 return _result(jm, watches, "finished", None)
             left = deadline - time.monotonic()

@@ -92,6 +92,28 @@ async def test_a_job_that_ends_without_a_match_ends_the_wait_and_its_last_line_c
     assert result.reason == "match" and result.match.line == "all ready"
 
 
+async def test_a_job_that_ends_while_its_output_is_read_still_has_its_last_line_tested(
+    jm: JobManager, monkeypatch: pytest.MonkeyPatch
+):
+    """The race CI hit: the job's end arrives while its last unterminated line is being
+    read. The wait must not end as `finished` without testing that line."""
+    rec = await jm.start("printf 'all ready'; sleep 0.5; exit 0")
+    scan = waiting._Watch.scan
+
+    def scan_then_let_the_job_end(watch: waiting._Watch):
+        found = scan(watch)
+        if watch.scanner is not None and watch.scanner._held:  # the line is held, untested
+            deadline = time.monotonic() + 20
+            while (jm.find(rec.id) or rec).running and time.monotonic() < deadline:
+                time.sleep(0.01)  # in the reading thread: the loop takes in the end meanwhile
+        return found
+
+    monkeypatch.setattr(waiting._Watch, "scan", scan_then_let_the_job_end)
+    await asyncio.sleep(0.2)
+    result = await jm.wait_many([rec.id], until="ready$", timeout_ms=20_000)
+    assert result.reason == "match" and result.match.line == "all ready"
+
+
 async def test_a_match_after_a_rotation_is_not_lost(tmp_path: Path):
     config = Config(max_log_bytes=64 * 1024)
     registry = str(tmp_path / "reg")
