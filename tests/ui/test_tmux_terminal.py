@@ -154,6 +154,8 @@ def open_own(tmux: Tmux, label: str, job_id: str) -> None:
     tmux.keys("y")
     tmux.wait_for(f"{job_id} is now this session's job")
     tmux.keys("Enter")
+    # the terminal pane's own header: the list shows a job's last line too (vim's `~`)
+    tmux.wait_for("of scrollback")
 
 
 def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
@@ -164,6 +166,7 @@ def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
 
     # a peer's job: viewable, but typing into it needs a take-over
     tmux.keys("g", "Enter")
+    tmux.wait_for("of scrollback")
     tmux.wait_for(">>>")
     tmux.keys("i")
     screen = tmux.wait_for("take")
