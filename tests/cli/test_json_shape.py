@@ -6,6 +6,7 @@ Real outputs of every verb are validated against the published schemas.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -55,11 +56,19 @@ REGISTRY_FIELDS = {
 
 @pytest.fixture
 def schemas(cli: Cli) -> dict[str, Any]:
-    published = json.loads(cli.ok("schema", "cli").out)
+    text = cli.ok("schema", "cli").out
+    published = json.loads(text)
     assert set(published) == {*VERBS, "error"}
-    for schema in published.values():
-        jsonschema.Draft202012Validator.check_schema(schema)
+    _check_schemas(text)
     return published
+
+
+@functools.cache
+def _check_schemas(text: str) -> None:
+    """Each published schema is valid draft 2020-12 (checked once per distinct output:
+    checking takes most of a second)."""
+    for schema in json.loads(text).values():
+        jsonschema.Draft202012Validator.check_schema(schema)
 
 
 def checked(schemas: dict[str, Any], verb: str, result: Result, session: str = "cli") -> Any:

@@ -244,7 +244,7 @@ async def _run(registry_dir: str, seconds: float) -> None:
 
 
 async def test_crash_loop(registry_dir: str):
-    await _run(registry_dir, 15)
+    await _run(registry_dir, 8)  # the long one below runs 6 rounds of 40 s (-m slow)
 
 
 @pytest.mark.slow

@@ -435,7 +435,7 @@ def corpus_calls(draw: st.DrawFn, tool: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("family", "tool"), TOOLS)
 @settings(
-    max_examples=700,
+    max_examples=350,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -446,7 +446,7 @@ def test_schema_and_engine_agree_on_a_generated_corpus(family, tool, data):
 
 
 @pytest.mark.parametrize(("family", "tool"), TOOLS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_null_fields_count_as_omitted(family, tool, data):
     call = data.draw(corpus_calls(tool))
@@ -464,7 +464,7 @@ def _pattern_ok(pattern: str, text: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-@settings(max_examples=1500)
+@settings(max_examples=800)
 @given(st.text(alphabet="\\xuUnq0123478dDaAfF9{}'\"? \n\udcff\ud800", max_size=14))
 def test_the_escape_rules_are_exactly_what_parse_escapes_reads(text):
     from jobs_tui.engine.tools.keys import InputError, parse_escapes
@@ -488,7 +488,7 @@ _TOKEN_PARTS = st.sampled_from(
 )
 
 
-@settings(max_examples=1500)
+@settings(max_examples=800)
 @given(st.lists(_TOKEN_PARTS, min_size=0, max_size=4).map("".join))
 def test_the_key_rules_are_exactly_what_encode_keys_reads(token):
     from jobs_tui.engine.tools.keys import InputError, encode_keys
@@ -504,7 +504,7 @@ def test_the_key_rules_are_exactly_what_encode_keys_reads(token):
     assert by_schema == encoded, token
 
 
-@settings(max_examples=800)
+@settings(max_examples=500)
 @given(st.text(alphabet="0xX1bBfFgG \t\n\u3000", max_size=4))  # items are at most 4 long
 def test_the_hex_rule_is_exactly_what_parse_hex_reads(text):
     from jobs_tui.engine.tools.keys import InputError, parse_hex
@@ -519,7 +519,7 @@ def test_the_hex_rule_is_exactly_what_parse_hex_reads(text):
     assert by_schema == parsed, text
 
 
-@settings(max_examples=800)
+@settings(max_examples=500)
 @given(st.text(alphabet="YWQJj+/=%\n ", max_size=10), st.binary(max_size=12))
 def test_the_base64_rule_admits_what_b64decode_reads(text, raw):
     # The rule is the canonical form (no excess padding, no line breaks): whatever it admits
@@ -537,7 +537,7 @@ def test_the_base64_rule_admits_what_b64decode_reads(text, raw):
     assert valid(base64.b64encode(raw).decode())
 
 
-@settings(max_examples=800)
+@settings(max_examples=500)
 @given(
     st.tuples(
         st.sampled_from(["1969", "1970", "2001", "2999", "3000", "0000", "20x1"]),
