@@ -84,6 +84,8 @@ JOB_RECORD: dict[str, Any] = {
         "startToken": _or_null(_STR),
         "restartOf": _or_null(_STR),
         "envNames": {"type": "array", "items": _STR},
+        "cols": _INT,
+        "rows": _INT,
         **USAGE,
     },
     "additionalProperties": True,

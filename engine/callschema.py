@@ -21,6 +21,10 @@ from typing import Any
 from .model import ACTIONS
 from .paths import MAX_JOB_NUMBER as MAX_JOB_NUMBER  # ids are j1..j999999999
 from .protocol import KILL_SIGNALS
+from .protocol import MAX_COLS as MAX_COLS
+from .protocol import MAX_ROWS as MAX_ROWS
+from .protocol import MIN_COLS as MIN_COLS
+from .protocol import MIN_ROWS as MIN_ROWS
 from .schemacheck import explain, quote
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -32,7 +36,6 @@ MAX_LINES = 2000
 MAX_START_TIMEOUT_MS = 24 * 60 * 60 * 1000
 MAX_WAIT_MS = 600_000
 DEFAULT_WAIT_MS = 30_000
-MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300
 MAX_SAFE_INTEGER = 2**53 - 1  # the bound of a field that is otherwise only clamped
 MAX_WAIT_IDS = 100  # jobs one wait names at most
 MAX_UNTIL = 1000  # characters of a regex (`until`, `grep`)

@@ -92,6 +92,9 @@ class Controller:
                 reply = await link.request({"op": OP_RESIZE, "cols": cols, "rows": rows})
         if not reply.get("ok"):
             raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
+        if (record.term_cols, record.term_rows) != (cols, rows):
+            record.term_cols, record.term_rows = cols, rows  # a view opened later uses it
+            self.jm.registry.persist()
         return record
 
     # -- waiting -----------------------------------------------------------------

@@ -34,7 +34,8 @@ from .control import Controller
 from .exitfiles import ExitInfo
 from .follower import LOG_END, LogFollower
 from .logsearch import SearchResult
-from .model import JobEvent, JobRecord, JobStatus, now_ms
+from .model import JobEvent, JobRecord, now_ms
+from .newjob import kept_for_restart, new_record
 from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reading import LogReader
 from .reconcile import finish
@@ -50,7 +51,6 @@ from .results import (
     Refused,
     UnknownJob,
 )
-from .sanitize import sanitize_line
 from .supervision import Supervisor
 
 if TYPE_CHECKING:
@@ -356,35 +356,25 @@ class JobManager:
             job_id = self.registry.reserve_id(now_ms())
         except OSError as exc:  # a full disk: nothing started, nothing recorded
             raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
-        record = JobRecord(
-            id=job_id,
-            label=sanitize_line(label or command, 120) or job_id,
-            command=command,
+        record = new_record(
+            self.paths,
+            job_id,
+            self.session_id,
+            command,
+            label=label,
             cwd=cwd or self.cwd,
-            pid=None,
-            status=JobStatus.RUNNING,
-            exit_code=None,
-            signal=None,
-            started_at=now_ms(),
-            finished_at=None,
-            log_path=str(self.paths.log(job_id)),
             detached=detached,
             wake=self.config.wake_on_finish if wake is None else wake,
-            session_id=self.session_id,
-            status_path=str(self.paths.status(job_id)),
-            stdin=bool(stdin or tty),
-            tty=bool(tty),
+            stdin=stdin,
+            tty=tty,
             timeout_ms=timeout_ms,
+            env=env,
+            cols=cols,
+            rows=rows,
             restart_of=restart_of,
-            env_names=tuple(env or ()),
         )
-        if env or tty:
-            restarts.keep(self.paths, job_id, env, cols, rows)  # JobError: nothing started
-        try:
+        with kept_for_restart(self.paths, record, env, cols, rows):
             return await self.supervisor.launch(record, cols=cols, rows=rows, env=env)
-        except JobError:  # nothing started: nothing kept
-            self.paths.env(job_id).unlink(missing_ok=True)
-            raise
 
     async def restart(self, job_id: str) -> JobRecord:
         """Kill the job if it runs (the normal grace), then start it again as a new job.

@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from .paths import is_job_id
 from .protocol import KILL_SIGNALS as KILL_SIGNALS  # defined once, in the protocol
+from .protocol import MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
@@ -79,10 +80,12 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("stopping_at", "stoppingAt", int),
     ("log_note", "logNote", str),
     ("restart_of", "restartOf", str),
+    ("term_cols", "cols", int),
+    ("term_rows", "rows", int),
 )
-# Written only when set: a record that is not a restart, or has no extra environment,
-# looks as it always did.
-_SPARSE = {"restartOf", "envNames"}
+# Written only when set: a record that is not a restart, has no extra environment or no
+# terminal looks as it always did.
+_SPARSE = {"restartOf", "envNames", "cols", "rows"}
 MAX_ENV_NAMES = 100
 
 
@@ -123,6 +126,8 @@ class JobRecord:
     log_note: str | None = None  # why output was lost ("disk full"), for the log pane
     restart_of: str | None = None  # the job this one restarted (JSON restartOf)
     env_names: tuple[str, ...] = ()  # names of the extra environment, never its values
+    term_cols: int | None = None  # a terminal job's size now (JSON cols/rows): a view
+    term_rows: int | None = None  # opened later replays its output at the size it had
     unknown: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -195,6 +200,9 @@ class JobRecord:
                 setattr(record, attr, value)  # a mistyped extra is ignored, not trusted
         if record.restart_of is not None and not is_job_id(record.restart_of):
             record.restart_of = None
+        size = (record.term_cols or 0, record.term_rows or 0)
+        if not (MIN_COLS <= size[0] <= MAX_COLS and MIN_ROWS <= size[1] <= MAX_ROWS):
+            record.term_cols = record.term_rows = None  # both or neither, and a sane size
         record.env_names = _env_names(data.get("envNames"))
         known = {key for _a, key, _t, _n in _CORE} | {key for _a, key, _t in _EXTRA}
         known.add("envNames")

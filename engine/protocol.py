@@ -49,6 +49,7 @@ OP_SEND = "send"
 OP_KILL = "kill"
 OP_OWNER = "owner"
 OP_RESIZE = "resize"
+MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300  # a terminal's size (resize, start)
 EV_STATE = "state"
 EV_OUTPUT = "output"
 EV_LOG_LOST = "log-lost"

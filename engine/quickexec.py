@@ -22,11 +22,12 @@ from . import procs, reservations
 from .exitfiles import ExitInfo, read_exit
 from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
-from .model import JobRecord, JobStatus, now_ms
+from .model import JobRecord, now_ms
+from .newjob import kept_for_restart, new_record
 from .protocol import EV_EXIT, EV_STATE, OP_WATCH, exit_info_fields, previous_of
 from .reconcile import finish
 from .results import JobError
-from .sanitize import last_line, sanitize_line
+from .sanitize import last_line
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
@@ -95,37 +96,24 @@ class QuickExec:
             job_id = self.registry.reserve_id(now_ms())
         except OSError as exc:  # a full disk: nothing started, nothing recorded
             raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
-        record = JobRecord(
-            id=job_id,
-            label=sanitize_line(command, 120) or job_id,
-            command=command,
+        record = new_record(
+            self.paths,
+            job_id,
+            self.session_id,
+            command,
+            label=None,
             cwd=cwd or self.cwd,
-            pid=None,
-            status=JobStatus.RUNNING,
-            exit_code=None,
-            signal=None,
-            started_at=now_ms(),
-            finished_at=None,
-            log_path=str(self.paths.log(job_id)),
             detached=self.config.detached_by_default,
             wake=False,
-            session_id=self.session_id,
-            status_path=str(self.paths.status(job_id)),
             stdin=True,
-            tty=bool(tty),
+            tty=tty,
             timeout_ms=timeout_ms,
-            restart_of=None,
-            env_names=tuple(env or ()),
+            env=env,
+            cols=cols,
+            rows=rows,
         )
-        if env or tty:
-            from . import restarts
-
-            restarts.keep(self.paths, job_id, env, cols, rows)  # JobError: nothing started
-        try:
+        with kept_for_restart(self.paths, record, env, cols, rows):
             return self._launch(record, cols, rows, env, meanwhile)
-        except JobError:  # nothing started: nothing kept
-            self.paths.env(job_id).unlink(missing_ok=True)
-            raise
 
     def _launch(
         self,

@@ -26,7 +26,7 @@ from jobs_tui.engine.sanitize import sanitize_log
 
 from .log_lines import LineAssembler
 from .log_view import plain_of
-from .terminal_replay import LivePump, open_terminal
+from .terminal_replay import LivePump, open_terminal, term_size
 
 if TYPE_CHECKING:
     from jobs_tui.engine.model import JobRecord
@@ -41,7 +41,6 @@ FIELD_ROWS = 10  # the detail's fields keep this many rows above the tail
 MAX_LINES = 200  # lines a non-terminal job's tail keeps
 TAIL_BYTES = 32 * 1024  # what is read of a log when its tail opens
 REDRAW_S = 0.5  # the tail is redrawn at most this often (twice a second: a glance, not a log pane)
-TERM_SIZE = (80, 24)  # a terminal job's screen as emulated here (its own size is not kept)
 WAITING = "no output yet"
 
 
@@ -137,7 +136,7 @@ class LiveTail(Widget):
         self.refresh()
         if record is not None:
             self.run_worker(
-                self._follow(record.id, record.tty, running),
+                self._follow(record.id, term_size(record) if record.tty else None, running),
                 name="live tail",
                 group="live-tail",
                 exclusive=True,
@@ -149,10 +148,10 @@ class LiveTail(Widget):
         self.workers.cancel_group(self, "live-tail")
         self.job_id, self.running = None, False
 
-    async def _follow(self, job_id: str, tty: bool, running: bool) -> None:
+    async def _follow(self, job_id: str, size: tuple[int, int] | None, running: bool) -> None:
         try:
-            if tty:
-                model, log = await open_terminal(self.source, job_id, *TERM_SIZE, scrollback=0)
+            if size is not None:
+                model, log = await open_terminal(self.source, job_id, *size, scrollback=0)
                 feed: TailLines | TermRows = TermRows(model)
             else:
                 feed, log = await asyncio.to_thread(self._open_lines, job_id)

@@ -30,6 +30,8 @@ from jobs_tui.engine.logwatch import LogWatch
 from .terminal_model import TermModel
 
 if TYPE_CHECKING:
+    from jobs_tui.engine.model import JobRecord
+
     from .source import JobSource, LogFollow
 
 SCAN_BYTES = 1024 * 1024  # how far back the last redraw point is looked for
@@ -48,6 +50,7 @@ ALT_ON = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")
 ALT_OFF = (b"\x1b[?1049l", b"\x1b[?1047l", b"\x1b[?47l")
 # Private modes a program sets and a replay from the middle must not lose.
 KEPT_MODES = (1, 25, 2004)
+DEFAULT_SIZE = (80, 24)  # a terminal job's screen when its record has no size (an old record)
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,13 @@ def replay(
     model = TermModel(cols, rows, scrollback)
     fill(model, follow, end)
     return model, follow
+
+
+def term_size(record: JobRecord) -> tuple[int, int]:
+    """(cols, rows) the job's terminal has now, as its record says (the last resize)."""
+    if record.term_cols and record.term_rows:
+        return record.term_cols, record.term_rows
+    return DEFAULT_SIZE
 
 
 async def open_terminal(

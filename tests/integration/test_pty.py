@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -9,7 +10,7 @@ import sys
 import pytest
 
 from jobs_tui.engine import JobError, JobManager, Refused
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.model import JobRecord, JobStatus
 
 from .helpers import tree, until
 
@@ -40,6 +41,63 @@ async def test_repl_on_a_terminal_sees_its_size_and_a_resize(jm: JobManager):
     assert rec.status is JobStatus.FAILED and rec.exit_code == 3
     text = (await jm.logs(rec.id)).text
     assert "\r" not in text and "winch 120 40" in text
+
+
+async def test_the_record_keeps_the_terminals_size_and_a_resize(jm: JobManager):
+    """A view opened later (another app, another session) replays at the job's size."""
+    rec = await jm.start("sleep 30", tty=True, cols=100, rows=30)
+    assert (rec.term_cols, rec.term_rows) == (100, 30)
+    piped = await jm.start("sleep 30")
+    assert (piped.term_cols, piped.term_rows) == (None, None)
+
+    def on_disk() -> dict[str, dict]:
+        data = json.loads(jm.paths.registry_file(jm.session_id).read_text())
+        return {j["id"]: j for j in data["jobs"]}
+
+    assert await until(lambda: on_disk()[rec.id].get("cols") == 100, 10)
+    assert on_disk()[rec.id]["rows"] == 30
+    assert "cols" not in on_disk()[piped.id] and "rows" not in on_disk()[piped.id]
+    await jm.resize(rec.id, 90, 26)
+    assert (jm.get(rec.id).term_cols, jm.get(rec.id).term_rows) == (90, 26)
+    assert (on_disk()[rec.id]["cols"], on_disk()[rec.id]["rows"]) == (90, 26)
+    async with JobManager(registry_dir=jm.paths.root) as other:
+        seen = other.get(rec.id)
+        assert (seen.term_cols, seen.term_rows) == (90, 26)
+    for job_id in (rec.id, piped.id):
+        await jm.kill(job_id, "SIGKILL")
+
+
+@pytest.mark.parametrize(
+    "cols, rows",
+    [(10**9, 30), (100, 10**9), (0, 24), (100, None), ("100", 30), (True, 30), (19, 24)],
+)
+def test_a_hostile_size_in_a_registry_file_is_not_trusted(cols: object, rows: object):
+    entry = JobRecord.from_json(
+        {**_ENTRY, "cols": cols, "rows": rows} if rows is not None else {**_ENTRY, "cols": cols}
+    )
+    assert (entry.term_cols, entry.term_rows) == (None, None)
+    assert JobRecord.from_json({**_ENTRY, "cols": 500, "rows": 5}).term_cols == 500
+
+
+_ENTRY = {
+    "id": "j1",
+    "label": "x",
+    "command": "x",
+    "cwd": "/",
+    "pid": None,
+    "status": "running",
+    "exitCode": None,
+    "signal": None,
+    "startedAt": 1,
+    "finishedAt": None,
+    "logPath": "/tmp/j1.log",
+    "detached": False,
+    "wake": False,
+    "sessionId": "s",
+    "seen": False,
+    "lastLine": "",
+    "tty": True,
+}
 
 
 async def test_eof_on_a_terminal_types_ctrl_d(jm: JobManager):

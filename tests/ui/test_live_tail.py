@@ -127,6 +127,21 @@ async def test_a_terminal_jobs_tail_is_the_bottom_of_its_emulated_screen(jm):
     await jm.kill(rec.id)
 
 
+async def test_a_terminal_jobs_tail_is_emulated_at_the_jobs_own_size(jm):
+    """A row wider than 80 columns stays one row: the tail's screen is the job's size."""
+    script = "import sys, time; print('x' * 95 + '|', flush=True); time.sleep(30)"
+    rec = await jm.start(
+        f"{sys.executable} -c {__import__('shlex').quote(script)}", tty=True, cols=100, rows=30
+    )
+    app = Host(lambda: JobsScreen(jm))
+    async with app.run_test(size=WIDE):
+        tail = tail_of(app)
+        assert await until(lambda: any("|" in line for line in text_of(tail)), 15)
+        assert "x" * 95 + "|" in text_of(tail), text_of(tail)  # not wrapped at 80
+        assert (tail.feed.model.cols, tail.feed.model.rows) == (100, 30)
+    await jm.kill(rec.id)
+
+
 async def test_a_glance_at_a_finished_job_does_not_count_as_reading_its_result(jm):
     """The tail reads through `follow`, not `logs` (which marks a result seen): selecting a
     row must not drop the job from the unreported results (`x` counts them, agents get them)."""

@@ -384,6 +384,18 @@ async def test_opened_again_the_terminal_has_the_size_typing_gave_it(jm: JobMana
         assert f"terminal {cols}×{rows}" in screen_text(app)
 
 
+async def test_a_peers_terminal_opens_at_the_size_its_job_has(jm: JobManager, peer: JobManager):
+    """The size is the job's (its record), not only what this app's own typing gave it."""
+    rec = await peer.start(f"{PY} -c {shlex.quote(SIZES)}", label="sizes", tty=True)
+    await peer.resize(rec.id, 90, 26)
+    assert await until(lambda: any(r.id == rec.id and r.term_cols == 90 for r in jm.jobs()))
+    app = host(jm, rec.id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await opened(pilot, "size 90x26")
+        assert (screen.view.model.cols, screen.view.model.rows) == (90, 26)
+        assert "terminal 90×26" in screen_text(app)
+
+
 # -- refusals ------------------------------------------------------------------------
 async def test_a_peers_job_is_viewed_but_not_typed_into(jm: JobManager, peer: JobManager):
     rec = await peer.start(raw_job(), label="theirs", tty=True)
