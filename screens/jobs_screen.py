@@ -45,6 +45,7 @@ POLL_S = 0.2  # how often events are applied and running rows' times repainted
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
 USAGE_S = 1.0  # how often what running jobs use is sampled, while the screen is shown
+TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
@@ -236,6 +237,8 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
             self._apply_news()
         else:
             self._tick()
+        # output that no tick showed in time (no tick is due: the clock, no running job)
+        self.query_one(LiveTail).flush(TAIL_LATE * self._tick_ms() / 1000)
 
     def _apply_news(self) -> None:
         """The records events brought: rows updated in place, re-sorted after a start or a
@@ -267,6 +270,7 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
         self._last_tick = self._shown_ms = now
         self._take_usage()
         self.job_list.refresh()
+        self.query_one(LiveTail).flush()  # the same frame as the rows
         self.refreshes += 1
         self._show_detail()
 
@@ -312,6 +316,7 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
                 job_list.update_record(record)
             job_list.refresh()
             self._show_detail()
+        self.query_one(LiveTail).flush()
         self.refreshes += 1
 
     def _tick_ms(self) -> float:

@@ -2,8 +2,9 @@
 
 Shown when the screen is wide and tall enough (`fits`); the list decides, and follows
 only the selected job, only while the list is shown. A job's bytes are read as they are
-written (`LivePump`: inotify, else a short poll) and the rows are redrawn at most every
-REDRAW_S, so a job printing thousands of lines a second costs a few frames a second.
+written (`LivePump`: inotify, else a short poll) and the rows are redrawn with the list's
+own once-a-tick repaint (`flush`, in the same frame), so a job printing thousands of
+lines a second costs no frame of its own.
 A job without a terminal shows its last log lines, sanitized as the log pane shows
 them (colours dropped); a terminal job the bottom non-empty rows of its emulated screen
 (`TermModel`, the terminal view's emulator, after a bounded replay of its log).
@@ -12,13 +13,13 @@ them (colours dropped); a terminal job the bottom non-empty rows of its emulated
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
-from textual.timer import Timer
 from textual.widget import Widget
 
 from jobs_tui.engine import JobError
@@ -40,13 +41,22 @@ MIN_ROWS = 5  # the tail's own rows at least (with its rule), else it stays hidd
 FIELD_ROWS = 10  # the detail's fields keep this many rows above the tail
 MAX_LINES = 200  # lines a non-terminal job's tail keeps
 TAIL_BYTES = 32 * 1024  # what is read of a log when its tail opens
-REDRAW_S = 0.5  # the tail is redrawn at most this often (twice a second: a glance, not a log pane)
 WAITING = "no output yet"
 
 
 def fits(width: int, height: int) -> bool:
     """Whether a screen of this size shows a live tail under the detail's fields."""
     return width >= MIN_WIDTH and height >= MIN_HEIGHT
+
+
+def last_lines_start(data: bytes, count: int) -> int:
+    """Where the last `count` lines of `data` start (and the one in progress after them)."""
+    cut = len(data)
+    for _ in range(count + 1):
+        cut = data.rfind(b"\n", 0, cut)
+        if cut < 0:
+            return 0
+    return cut + 1
 
 
 def bottom_rows(lines: list[str]) -> list[str]:
@@ -107,6 +117,7 @@ class LiveTail(Widget):
     """
 
     _version = 0  # moves when what the rows show changed (see `refresh`)
+    _drawn_at = 0.0  # time.monotonic() of the last redraw
 
     def __init__(self, source: JobSource, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -116,7 +127,7 @@ class LiveTail(Widget):
         self.running = False
         self.feed: TailLines | TermRows | None = None
         self.note = ""  # said instead of lines (the log cannot be read)
-        self._redraw: Timer | None = None
+        self.pending = False  # output taken that the rows do not show yet (see `flush`)
         self.redraws = 0  # how often the rows were redrawn (tests read it)
         self._rows: list[tuple[str, bool]] = []  # (text, italic) of each row drawn
         self._rows_for: tuple[int, int] | None = None  # (version, height) of `_rows`
@@ -183,6 +194,7 @@ class LiveTail(Widget):
         data = got.data
         if got.offset > 0 or got.skipped:  # the first line is a fragment: left out
             data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+        data = data[last_lines_start(data, MAX_LINES) :]  # only what is kept is sanitized
         feed = TailLines([])
         feed.feed(data)
         return feed, log
@@ -191,12 +203,14 @@ class LiveTail(Widget):
         if self.feed is None:
             return
         self.feed.feed(data)
-        if self._redraw is None:
-            self._redraw = self.set_timer(REDRAW_S, self._redraw_now)
+        self.pending = True
 
-    def _redraw_now(self) -> None:
-        self._redraw = None
-        self.refresh()
+    def flush(self, at_most_every: float = 0.0) -> None:
+        """Redraw if output came since the last redraw. The list calls it with its own
+        once-a-tick repaint, so both are one frame (a frame's cost is mostly fixed), and
+        with `at_most_every` from its polls, for output that no tick shows in time."""
+        if self.pending and time.monotonic() - self._drawn_at >= at_most_every:
+            self.refresh()
 
     # -- drawing -------------------------------------------------------------------------
     # The Line API: a redraw takes the rows once, and each row's strip is kept by its text
@@ -234,6 +248,8 @@ class LiveTail(Widget):
     def refresh(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         """Every change of what the tail shows comes through here: the rows are taken anew."""
         self._version += 1
+        self.pending = False
+        self._drawn_at = time.monotonic()
         return super().refresh(*args, **kwargs)
 
     def notify_style_update(self) -> None:

@@ -5,12 +5,13 @@ Real log files (a fake source over them) and a real PTY job through a real manag
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine import JobStatus
+from jobs_tui.engine import Config, JobStatus
 from jobs_tui.screens import JobsScreen, LogScreen
-from jobs_tui.screens.live_tail import LiveTail, bottom_rows
+from jobs_tui.screens.live_tail import LiveTail, bottom_rows, last_lines_start
 
 from .fakes import FakeSource, Host, frozen_clock, record, until
 
@@ -45,7 +46,7 @@ async def test_the_selected_jobs_new_lines_appear_in_the_tail(log_dir: str):
             f.write("\x1b]0;title\x07fresh \x1b[31mred\x1b[0m line\nprom")
         assert await until(lambda: text_of(tail)[-2:] == ["fresh red line", "prom"])
 
-        def drawn() -> list[str]:  # redrawn at most twice a second
+        def drawn() -> list[str]:  # redrawn with the list's tick
             return [tail.render_line(y).text.rstrip() for y in range(tail.content_size.height)]
 
         wanted = ["fresh red line", "prom"]
@@ -154,3 +155,35 @@ async def test_a_glance_at_a_finished_job_does_not_count_as_reading_its_result(j
         assert await until(lambda: text_of(tail) == ["the result"], 15)
         await pilot.pause(0.3)
         assert [r.id for r in jm.pending_reports()] == [rec.id]
+
+
+async def test_a_busy_jobs_tail_is_redrawn_with_the_lists_tick_not_on_its_own(log_dir: str):
+    """A job printing all the time: the tail takes its output at once but redraws only with
+    the list's repaint (one frame for both), once a tick (`repaint_ms`, here 2 s)."""
+    source = FakeSource(
+        [record(2, "web", log_dir=log_dir), record(1, "api", log_dir=log_dir)],
+        config=Config(repaint_ms=2000),
+    )
+    Path(f"{log_dir}/j2.log").write_text("first\n")
+    app = Host(lambda: JobsScreen(source))
+    async with app.run_test(size=WIDE) as pilot:
+        tail = tail_of(app)
+        assert await until(lambda: text_of(tail)[-1:] == ["first"])
+        began = tail.redraws
+        with open(f"{log_dir}/j2.log", "a") as f:
+            for n in range(40):  # 4 s of output, ten lines a second
+                f.write(f"line {n}\n")
+                f.flush()
+                await pilot.pause(0.1)
+        assert text_of(tail)[-1:] == ["line 39"]  # taken as written
+        redraws = tail.redraws - began
+        assert 1 <= redraws <= 3, redraws  # two ticks (and one more at most), not per write
+
+
+def test_last_lines_start_keeps_the_last_lines_and_the_one_in_progress():
+    data = b"".join(b"line %d\n" % n for n in range(10)) + b"partial"
+    assert data[last_lines_start(data, 3) :] == b"line 7\nline 8\nline 9\npartial"
+    assert last_lines_start(b"a\nb\n", 3) == 0  # fewer lines than asked: all of them
+    assert last_lines_start(b"no newline", 2) == 0
+    ended = b"x\ny\nz\n"
+    assert ended[last_lines_start(ended, 2) :] == b"y\nz\n"
