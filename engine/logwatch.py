@@ -1,6 +1,6 @@
 """A wake-up when a log file is written to: inotify (Linux), through ctypes, on the loop.
 
-The shim tells its watchers about output at most every 0.25 s; a caller waiting for one
+The shim tells its watchers about output at most once a second; a caller waiting for one
 line (`wait --until`) wants to know within milliseconds, and must cost nothing while the
 job is quiet. inotify gives both: the kernel wakes us on each write, nobody polls. A
 rotation renames the watched file away; `add` is called again on each wake and watches

@@ -24,10 +24,10 @@ from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
 from .model import JobRecord, now_ms
 from .newjob import kept_for_restart, new_record
+from .outputnews import take_output
 from .protocol import EV_EXIT, EV_STATE, OP_WATCH, exit_info_fields, previous_of
 from .reconcile import finish
 from .results import JobError
-from .sanitize import last_line
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
@@ -235,21 +235,8 @@ class QuickExec:
             self.settle(record, ExitInfo(*exit_info_fields(message)))
 
     def _apply_output(self, record: JobRecord, message: dict) -> None:
-        """Byte counts, lost bytes, the log's note and the latest line (as the Supervisor)."""
-        if isinstance(message.get("bytes"), int):
-            record.log_bytes = message["bytes"]
-        lost = message.get("lostBytes")
-        if isinstance(lost, int) and lost > record.log_lost_bytes:
-            record.log_lost_bytes = lost
-            self.registry.mark_dirty()
-        note = message.get("logNote")
-        if isinstance(note, str) and note != record.log_note:
-            record.log_note = note[:80]
-            self.registry.mark_dirty()
-        tail = message.get("tail")
-        line = last_line(tail) if isinstance(tail, str) else ""
-        if line and line != record.last_line:
-            record.last_line = line
+        """What the event says (as the Supervisor takes it); written with the finish."""
+        if any(take_output(record, message)):
             self.registry.mark_dirty()
 
     def _gone(self, record: JobRecord) -> None:

@@ -24,6 +24,7 @@ from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch, start_spec
 from .link import LinkClosed, ShimLink
 from .model import EndReason, JobRecord, now_ms
+from .outputnews import take_output
 from .protocol import (
     EV_EXIT,
     EV_GONE,
@@ -34,7 +35,6 @@ from .protocol import (
 )
 from .reconcile import Facts, Plan, launching, plan
 from .results import JobError
-from .sanitize import last_line
 
 if TYPE_CHECKING:
     from .config import Config
@@ -179,21 +179,10 @@ class Supervisor:
             self._resolve_gone(job_id, message)  # type: ignore[arg-type]
 
     def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
-        """Byte counts, lost bytes, the log's note and the latest line, as the shim says."""
-        if isinstance(message.get("bytes"), int):
-            record.log_bytes = message["bytes"]
-        lost = message.get("lostBytes")
-        if isinstance(lost, int) and lost > record.log_lost_bytes:
-            record.log_lost_bytes = lost
+        changed, line = take_output(record, message)
+        if changed:
             self.registry.mark_dirty()
-        note = message.get("logNote")
-        if isinstance(note, str) and note != record.log_note:
-            record.log_note = note[:80]
-            self.registry.mark_dirty()
-        tail = message.get("tail")
-        line = last_line(tail) if isinstance(tail, str) else ""
-        if line and line != record.last_line:
-            record.last_line = line
+        if line:
             self._lines_unsaved = True  # written with the next write, or within 10 s
 
     def _save_lines_when_due(self, now: float) -> None:
