@@ -6,16 +6,16 @@ private tmux server so nothing else the user runs is touched.
 
 from __future__ import annotations
 
-import os
-import shlex
 import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from .tmuxpane import Tmux, app_in_tmux
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -37,66 +37,10 @@ AGENT = textwrap.dedent(
 )
 
 
-class Tmux:
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def run(self, *args: str) -> str:
-        out = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30
-        )
-        return out.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "ui")
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self.run("send-keys", "-t", "ui", key)
-            time.sleep(0.15)
-
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.1)
-        windows = self.run("list-windows")
-        raise AssertionError(f"{text!r} never appeared ({windows}); the screen was:\n{screen}")
-
-
 @pytest.fixture
-def tmux(registry_dir: str, tmp_path) -> Iterator[Tmux]:
-    session = Tmux(f"jobs-tui-test-{os.getpid()}-{time.monotonic_ns()}")
-    env = {
-        k: os.environ[k]
-        for k in (
-            "JOBS_TUI_CONFIG",
-            "XDG_STATE_HOME",
-            "XDG_CONFIG_HOME",
-            "HOME",
-            "PATH",
-            "LANG",
-            "LC_ALL",
-        )
-        if k in os.environ
-    }
-    env["JOBS_TUI_REGISTRY_DIR"] = registry_dir
-    env["TERM"] = "xterm-256color"
-    # a clean environment: COLUMNS / LINES inherited from the test runner would fix the size
-    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = (
-        f"cd {shlex.quote(os.fspath(tmp_path))} && env -i {exports} "
-        f"{shlex.quote(sys.executable)} -m jobs_tui.app.cli; echo EXITED $?; sleep 60"
-    )
-    session.run("new-session", "-d", "-s", "ui", "-x", "110", "-y", "32", command)
-    session.run("resize-window", "-t", "ui", "-x", "110", "-y", "32")
-    try:
+def tmux(registry_dir: str, tmp_path: Path) -> Iterator[Tmux]:
+    with app_in_tmux(registry_dir, tmp_path) as session:
         yield session
-    finally:
-        session.run("kill-server")
 
 
 def test_jobs_tui_in_a_real_terminal(tmux: Tmux, registry_dir: str):
