@@ -1,6 +1,10 @@
-"""`jobs-tui serve`'s figures (not a test): serve → first paint, and an idle tab's CPU.
+"""`jobs-tui serve`'s figures (issue 14): serve → first paint, and an idle tab's CPU.
 
-    python -m tests.serve.bench_serve [RUNS]
+Run by hand (not part of the default test run):
+
+    python -m pytest tests/bench/test_serve_bench.py -s -p no:cacheprovider
+
+JOBS_TUI_BENCH_SERVE_RUNS sets the runs (default 5); needs chromium and tmux.
 
 A private registry with one running job started from the command line. First paint:
 from starting `jobs-tui serve` to the page having received the job's row (the browser is
@@ -20,8 +24,13 @@ import tempfile
 import time
 
 import psutil
+import pytest
+from benchlib import Table, env_int, publish
 
-from .browser import Screen, launch
+from tests.serve.browser import Screen, launch
+
+pytestmark = pytest.mark.timeout(1800)
+RUNS = max(1, env_int("JOBS_TUI_BENCH_SERVE_RUNS", 5))
 
 ENTRY = [sys.executable, "-m", "jobs_tui.app.cli"]
 IDLE_SECONDS = 20.0
@@ -88,19 +97,26 @@ def main(runs: int) -> None:
     finally:
         subprocess.run([*ENTRY, "clear", "--all"], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"load {load}; {runs} runs")
-    print(f"serve → job row in the browser: median {statistics.median(web):.2f}s {fmt(web)}")
-    print(f"jobs-tui → job row in tmux:      median {statistics.median(term):.2f}s {fmt(term)}")
-    print(
-        f"idle {IDLE_SECONDS:.0f}s: server {idle_server:.2%} + tab's app {idle_app:.2%} "
-        f"of a core; the terminal app {idle_term:.2%}"
+    table = Table(f"jobs-tui serve: {runs} runs, one running job (baseline: the terminal app)")
+    web_s, term_s = statistics.median(web), statistics.median(term)
+    table.add(
+        "start -> the job's row on screen, median",
+        f"{web_s:.2f} s {fmt(web)}",
+        f"{term_s:.2f} s {fmt(term)} in tmux",
+        f"{web_s / term_s:.2f}x",
     )
+    table.add(
+        f"idle {IDLE_SECONDS:.0f} s: CPU of a core",
+        f"server {idle_server:.2%} + tab's app {idle_app:.2%}",
+        f"{idle_term:.2%} the terminal app",
+        f"{(idle_server + idle_app) / max(idle_term, 1e-9):.2f}x",
+    )
+    publish(table)
 
 
 def fmt(values: list[float]) -> str:
     return "(" + " ".join(f"{v:.2f}" for v in values) + ")"
 
 
-if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+def test_serve_first_paint_and_idle_cpu() -> None:
+    main(RUNS)
