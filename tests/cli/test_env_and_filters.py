@@ -102,9 +102,9 @@ def test_status_and_list_json_carry_what_a_running_job_uses(cli: Cli):
     def cpu(job_id: str) -> dict:
         return cli.ok("status", job_id, "--json").json()["job"]
 
-    # a loaded machine (2 cores shared by the whole suite) may starve the loop for one
-    # 100 ms window: it must get more than half a core in one of a few
-    assert until(lambda: cpu("j1")["cpuPercent"] > 50, timeout=20)
+    # a loaded machine (2 cores shared by the whole suite, load 8 at worst seen) gives the
+    # loop a quarter of a core or less in some windows: it must show well above idle's 5%
+    assert until(lambda: cpu("j1")["cpuPercent"] > 20, timeout=20)
     busy, idle = cpu("j1"), cpu("j2")
     assert idle["cpuPercent"] < 5
     for job in (busy, idle):
