@@ -44,7 +44,9 @@ from .words import plural
 POLL_S = 0.2  # how often events are applied and running rows' times repainted
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
-USAGE_S = 1.0  # how often what running jobs use is sampled, while the screen is shown
+# How often what running jobs use is sampled while the screen is shown: each sample is a
+# pass over the whole process table (about a point of a core at 50 jobs, once a second).
+USAGE_S = 2.0
 TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
