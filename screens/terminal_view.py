@@ -205,6 +205,7 @@ class TerminalView(ScrollView, can_focus=True):
         """Show another model (a catch-up rebuilt the screen); redrawn whole."""
         self.model = model
         self._shape = (-1, -1, -1, -1)
+        self._rows.clear()  # drawn from the old model: never shown for the new one
         self._schedule()
 
     def on_mount(self) -> None:
