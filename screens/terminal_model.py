@@ -9,12 +9,17 @@ Pure: bytes in, cells out; no Textual. pyte is the VT parser and the screen; aro
 - a bounded scrollback: rows that scroll off the top of the main screen (never of the
   alternate one) are kept, `scrollback` rows at most;
 - a fast `draw` for runs of printable ASCII (pyte's spends ~10 us a cell), and no
-  control or format character ever stored in a cell (each becomes U+FFFD).
+  control or format character ever stored in a cell (each becomes U+FFFD);
+- such runs are written into their row only when the row is read or moved (`flush`,
+  before every pyte method in FLUSHING and `TermModel.line`), and a run a later one
+  covers is never written: a program repainting its screen 60 times a second between
+  two draws of the view costs one frame's cell writes, not six.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Mapping
@@ -36,6 +41,7 @@ BRACKETED_PASTE = 2004 << 5
 DECCOLM = 3 << 5  # 132-column switch: a view keeps its pane's width
 DECCKM = 1 << 5  # application cursor keys
 REPLACEMENT = "\ufffd"
+PENDING_LIMIT = 32  # runs held for one row at most before they are written
 _ATTR_CACHE_LIMIT = 512
 
 # DEC special graphics (ESC ( 0): the line-drawing set curses uses without UTF-8.
@@ -88,6 +94,9 @@ class _Screen(pyte.Screen):
         self.dec_graphics = False
         self._main: Any = None  # the main screen's rows while the alternate one shows
         self._caches: dict[Cell, _CellCache] = {}
+        # Runs of text drawn by the fast path, not yet written into their rows: by row,
+        # (x, end, cells, text) in order; a later run covering an earlier one drops it.
+        self._pending: dict[int, list[tuple[int, int, _CellCache, str]]] = {}
         super().__init__(cols, rows)
 
     # -- what a view must never act on ---------------------------------------------
@@ -125,17 +134,38 @@ class _Screen(pyte.Screen):
         x, n = cursor.x, len(data)
         if x + n <= self.columns:  # the common case: the run fits in the row
             cells = self._caches.get(cursor.attrs) or self._cells(cursor.attrs)
-            line = self.buffer[cursor.y]
-            if n == 1:
-                line[x] = cells[data]
-            else:
-                line.update(zip(range(x, x + n), map(cells.__getitem__, data), strict=False))
-            cursor.x = x + n
-            self.dirty.add(cursor.y)
+            y, end = cursor.y, x + n
+            pending = self._pending.get(y)
+            if pending is None:
+                self._pending[y] = [(x, end, cells, data)]
+            else:  # a run this one covers is never written
+                if len(pending) >= PENDING_LIMIT:
+                    self._write(y, pending)
+                pending[:] = [p for p in pending if p[0] < x or p[1] > end]
+                pending.append((x, end, cells, data))
+            cursor.x = end
+            self.dirty.add(y)
             return
         self._draw_ascii(data)
 
+    def flush(self) -> None:
+        """Write the pending runs into their rows: before anything reads or moves a
+        row's cells (the methods in FLUSHING, `TermModel.line`)."""
+        pending, self._pending = self._pending, {}
+        for y, runs in pending.items():
+            self._write(y, runs)
+
+    def _write(self, y: int, runs: list[tuple[int, int, _CellCache, str]]) -> None:
+        line = self.buffer[y]
+        for x, end, cells, data in runs:
+            if end - x == 1:
+                line[x] = cells[data]
+            else:
+                line.update(zip(range(x, end), map(cells.__getitem__, data), strict=False))
+        runs.clear()
+
     def _draw_ascii(self, data: str) -> None:
+        self.flush()
         cursor, cols, dirty = self.cursor, self.columns, self.dirty
         cells = self._cells(cursor.attrs)
         wrap = mo.DECAWM in self.mode
@@ -159,6 +189,7 @@ class _Screen(pyte.Screen):
             dirty.add(cursor.y)
 
     def _draw_slow(self, data: str) -> None:
+        self.flush()
         cursor, cols = self.cursor, self.columns
         for raw in data:
             char = safe_char(raw)
@@ -189,6 +220,16 @@ class _Screen(pyte.Screen):
                 line[cursor.x + 1] = cursor.attrs._replace(data="")
             cursor.x = min(cursor.x + width, cols)
             self.dirty.add(cursor.y)
+
+    def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
+        """pyte's, without its bound checks' calls when the origin mode is off (a
+        full-screen program moves the cursor once a row, every frame)."""
+        if mo.DECOM in self.mode and self.margins is not None:
+            super().cursor_position(line, column)
+            return
+        cursor = self.cursor
+        cursor.x = min(max(0, (column or 1) - 1), self.columns - 1)
+        cursor.y = min(max(0, (line or 1) - 1), self.lines - 1)
 
     # -- scrollback ------------------------------------------------------------------
     def index(self) -> None:
@@ -288,6 +329,74 @@ class _Screen(pyte.Screen):
         self.dirty.update(range(max(old_lines, lines)))
 
 
+# pyte's methods that read, write or move cells: each writes the pending runs first.
+FLUSHING = (
+    "alignment_display",
+    "delete_characters",
+    "delete_lines",
+    "erase_characters",
+    "erase_in_display",
+    "erase_in_line",
+    "index",
+    "insert_characters",
+    "insert_lines",
+    "linefeed",
+    "reset",
+    "reset_mode",
+    "resize",
+    "reverse_index",
+    "set_mode",
+)
+# The others only move the cursor, set attributes or tab stops, or do nothing here.
+NOT_FLUSHING = (
+    "backspace",
+    "bell",
+    "carriage_return",
+    "clear_tab_stop",
+    "cursor_back",
+    "cursor_down",
+    "cursor_down1",
+    "cursor_forward",
+    "cursor_position",
+    "cursor_to_column",
+    "cursor_to_line",
+    "cursor_up",
+    "cursor_up1",
+    "debug",
+    "define_charset",
+    "draw",
+    "ensure_hbounds",
+    "ensure_vbounds",
+    "report_device_attributes",
+    "report_device_status",
+    "restore_cursor",
+    "save_cursor",
+    "select_graphic_rendition",
+    "set_icon_name",
+    "set_margins",
+    "set_tab_stop",
+    "set_title",
+    "shift_in",
+    "shift_out",
+    "tab",
+    "write_process_input",
+)
+
+
+def _flushing(method: Any) -> Any:
+    @functools.wraps(method)
+    def flushed(self: _Screen, *args: Any, **kwargs: Any) -> Any:
+        if self._pending:
+            self.flush()
+        return method(self, *args, **kwargs)
+
+    return flushed
+
+
+for _name in FLUSHING:
+    setattr(_Screen, _name, _flushing(getattr(_Screen, _name)))
+
+
 class TermModel:
     """A job's terminal: feed it raw bytes, read rows of cells, modes and the cursor.
 
@@ -353,13 +462,16 @@ class TermModel:
 
     def line(self, n: int) -> Line:
         """Row `n` counted from the oldest scrollback row (the screen follows the history)."""
-        history = self._screen.history
+        screen = self._screen
+        history = screen.history
         if n < len(history):
             return history[n]
-        return self._screen.buffer[n - len(history)]
+        if screen._pending:
+            screen.flush()
+        return screen.buffer[n - len(history)]
 
     def screen_line(self, y: int) -> Line:
-        return self._screen.buffer[y]
+        return self.line(self.history_len() + y)
 
     def line_text(self, n: int) -> str:
         line, cols = self.line(n), self.cols

@@ -164,8 +164,12 @@ class Parser:
                     continue
                 handler = csi.get(final)
                 if handler is not None:
-                    with contextlib.suppress(Exception):
+                    # hostile parameters: ignored, never raised (try, not suppress():
+                    # this runs for every CSI of every frame)
+                    try:
                         handler(*_numbers(params))
+                    except Exception:
+                        pass
                 continue
             m = search(text, i)
             if m is None:

@@ -1,7 +1,8 @@
 """`TerminalView`: a PTY job's emulated screen (a `TermModel`) with its scrollback above.
 
-Every byte is fed to the model at once; drawing is throttled to `max_fps` and only the
-rows that changed are refreshed. The view follows the bottom unless the user scrolled
+Every byte is fed to the model at once; drawing is throttled to `max_fps` (to
+FULL_REPAINT_FPS while the job keeps repainting its whole screen) and only the rows
+whose cells changed are refreshed. The view follows the bottom unless the user scrolled
 up. Only cells are drawn (text and style, each cell already made safe by the model):
 nothing of the job's output ever reaches the real terminal as an escape sequence.
 """
@@ -39,7 +40,8 @@ ANSI_NAMES = {
 }
 LEAVE_KEY = "ctrl+]"
 STRIP_CACHE = 4096
-_ATTRS = itemgetter(1, 2, 3, 4, 5, 6, 7, 8)
+FULL_REPAINT_FPS = 10.0  # draws a second at most while the job repaints its whole screen
+_ATTRS = itemgetter(slice(1, None))  # a cell's attributes: twice as fast as (1, ..., 8)
 _DATA = itemgetter(0)
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -161,9 +163,13 @@ class TerminalView(ScrollView, can_focus=True):
         self.leave_key = leave_key
         self.following = True
         self._interval = 1.0 / max(1.0, max_fps)
+        self._full_interval = max(self._interval, 1.0 / FULL_REPAINT_FPS)
         self._next_draw = 0.0
+        self._was_full = False  # the last draw redrew most of the screen
         self._draw_pending = False
-        self._strips: dict[int, Strip] = {}  # by absolute row (dropped scrollback + n)
+        # by absolute row (dropped scrollback + n): (a screen row's cells, cursor x, strip)
+        self._rows: dict[int, tuple[dict[int, Cell] | None, int | None, Strip]] = {}
+        self._frame: tuple[int, int, int, int, int | None] | None = None
         self._shape: tuple[int, int, int, int] = (-1, -1, -1, -1)
         self._cursor = (-1, -1)
         self._pane: tuple[int, int] = (0, 0)
@@ -199,6 +205,7 @@ class TerminalView(ScrollView, can_focus=True):
         """Show another model (a catch-up rebuilt the screen); redrawn whole."""
         self.model = model
         self._shape = (-1, -1, -1, -1)
+        self._rows.clear()  # drawn from the old model: never shown for the new one
         self._schedule()
 
     def on_mount(self) -> None:
@@ -220,10 +227,9 @@ class TerminalView(ScrollView, can_focus=True):
             self.call_later(self._draw)
 
     def _draw(self) -> None:
-        """Refresh what changed since the last draw: the dirty rows, or all when the
-        scrollback moved the rows."""
+        """Refresh what changed since the last draw: the rows whose cells (or cursor)
+        differ from what was drawn, or all when the scrollback moved the rows."""
         self._draw_pending = False
-        self._next_draw = time.monotonic() + self._interval
         model = self.model
         dirty = model.take_dirty()
         hist = model.history_len()
@@ -231,9 +237,10 @@ class TerminalView(ScrollView, can_focus=True):
         cursor_x, cursor_y = model.cursor
         cursor_row = hist + cursor_y if model.modes.cursor_visible else -1
         cursor = (cursor_x, cursor_row)
+        changed = model.rows
         if shape != self._shape:
             self._shape = shape
-            self._strips.clear()
+            self._rows.clear()
             self.virtual_size = Size(model.cols, hist + model.rows)
             if self.following:
                 self._quietly(self.follow_end)
@@ -243,36 +250,91 @@ class TerminalView(ScrollView, can_focus=True):
             rows = {hist + y for y in dirty}
             if cursor != self._cursor:
                 rows.update(r for r in (cursor_row, self._cursor[1]) if r >= 0)
-            base = model.history_dropped
-            for n in rows:
-                self._strips.pop(base + n, None)
-                self._refresh_row(n)
+            changed = self._refresh_rows(self._changed(rows, cursor))
         self._cursor = cursor
+        # A job that keeps repainting (most of) its screen, or scrolling, is drawn at
+        # FULL_REPAINT_FPS: a frame's rows are what costs. One such draw alone (a clear,
+        # an Enter at a prompt) does not slow the next.
+        full, self._was_full = self._was_full, changed * 2 >= model.rows
+        full = full and self._was_full
+        self._next_draw = time.monotonic() + (self._full_interval if full else self._interval)
 
-    def _refresh_row(self, n: int) -> None:
-        y = n - self.scroll_offset.y
-        if 0 <= y < self.scrollable_content_region.height:
-            self.refresh(Region(0, y, self.size.width, 1))
+    def _changed(self, rows: set[int], cursor: tuple[int, int]) -> list[int]:
+        """Of `rows` (marked dirty: pyte marks a row on any write), those whose cells or
+        cursor differ from what was drawn; the others keep their strips."""
+        model = self.model
+        base, lines = model.history_dropped, self._rows
+        changed = []
+        for n in rows:
+            drawn = lines.get(base + n)
+            if drawn is not None:
+                cursor_x = cursor[0] if n == cursor[1] else None
+                if drawn[1] == cursor_x and drawn[0] == model.line(n):
+                    continue
+                del lines[base + n]
+            changed.append(n)
+        return changed
+
+    def _refresh_rows(self, rows: list[int]) -> int:
+        """Refresh the visible ones of `rows`, runs of adjacent rows as one region each,
+        in one call; how many were visible."""
+        top = self.scroll_offset.y
+        region = self.scrollable_content_region
+        ys = sorted(n - top for n in rows if 0 <= n - top < region.height)
+        if not ys:
+            return 0
+        width = self.size.width
+        regions = []
+        start = prev = ys[0]
+        for y in ys[1:]:
+            if y != prev + 1:
+                regions.append(Region(0, start, width, prev - start + 1))
+                start = y
+            prev = y
+        regions.append(Region(0, start, width, prev - start + 1))
+        self.refresh(*regions)
+        return len(ys)
 
     # -- drawing -----------------------------------------------------------------
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Lines for Textual: what every row needs (scroll offset, width, cursor) is
+        read once for all of them."""
+        self._frame = self._read_frame()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
+    def _read_frame(self) -> tuple[int, int, int, int, int | None]:
+        """(scroll x, scroll y, width, the cursor's row, its column) for `render_line`."""
         scroll_x, scroll_y = self.scroll_offset
-        n = scroll_y + y
+        model = self.model
+        cursor_row = -1
+        if model.modes.cursor_visible:
+            cursor_row = model.history_len() + model.cursor[1]
         width = self.scrollable_content_region.width
+        return scroll_x, scroll_y, width, cursor_row, model.cursor[0]
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y, width, cursor_row, cursor_col = self._frame or self._read_frame()
+        n = scroll_y + y
         model = self.model
         if n >= model.total_lines():
             return Strip.blank(width)
         key = model.history_dropped + n
-        strip = self._strips.get(key)
-        if strip is None:
-            hist = model.history_len()
-            cursor_x = None
-            if n - hist == model.cursor[1] and model.modes.cursor_visible:
-                cursor_x = model.cursor[0]
-            strip = Strip(row_segments(model.line(n), model.cols, cursor_x), model.cols)
-            if len(self._strips) >= STRIP_CACHE:
-                self._strips.clear()
-            self._strips[key] = strip
+        drawn = self._rows.get(key)
+        if drawn is None:
+            cursor_x = cursor_col if n == cursor_row else None
+            line = model.line(n)
+            strip = Strip(row_segments(line, model.cols, cursor_x), model.cols)
+            if len(self._rows) >= STRIP_CACHE:
+                self._rows.clear()
+            # a screen row keeps a copy of its cells: rewritten alike, it is not redrawn
+            cells = dict(line) if n >= model.history_len() else None
+            drawn = self._rows[key] = (cells, cursor_x, strip)
+        strip = drawn[2]
+        if scroll_x == 0 and strip.cell_length == width:
+            return strip
         return strip.crop_extend(scroll_x, scroll_x + width, None)
 
     # -- what the hosting screen uses ----------------------------------------------

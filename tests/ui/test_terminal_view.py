@@ -172,3 +172,43 @@ async def test_hostile_output_reaches_the_screen_as_cells_only():
             for segment in view.render_line(y):
                 for ch in segment.text:
                     assert unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Zl", "Zp"), ch
+
+
+async def test_a_row_rewritten_with_the_same_cells_keeps_its_strip():
+    """pyte marks a row dirty on any write: a program repainting its whole screen with
+    mostly the same text redraws only the rows whose cells changed."""
+    view = CountingView(TermModel(40, 8))
+    app = ViewApp(view)
+    frame = b"\x1b[?25l\x1b[H" + b"".join(b"\x1b[%d;1Hrow %d" % (r + 1, r) for r in range(8))
+    async with app.run_test(size=(42, 10)) as pilot:
+        view.feed(frame)
+        await pilot.pause(0.2)
+        view.rendered.clear()
+        view.feed(frame + b"\x1b[5;1Hrow X")  # every row written again, one changed
+        await pilot.pause(0.2)
+        assert view.rendered == [4]
+        assert "row X" in screen_text(app)
+
+
+async def test_a_job_repainting_its_whole_screen_is_drawn_at_the_full_repaint_rate():
+    """Every byte is fed, but whole-screen repaints are drawn FULL_REPAINT_FPS times a
+    second at most (the rows' drawing is what costs); a single row keeps max_fps."""
+    from jobs_tui.screens.terminal_view import FULL_REPAINT_FPS
+
+    view = CountingView(TermModel(40, 8), max_fps=60)
+    app = ViewApp(view)
+    async with app.run_test(size=(42, 10)) as pilot:
+        await pilot.pause(0.1)
+        view.rendered.clear()
+        started = time.monotonic()
+        for i in range(120):  # a 120 fps job: every row changes every frame
+            view.feed(
+                b"\x1b[H" + b"".join(b"\x1b[%d;1Hrow %d %d" % (r + 1, r, i) for r in range(8))
+            )
+            await asyncio.sleep(1 / 120)
+        await pilot.pause(0.15)
+        elapsed = time.monotonic() - started
+        assert view.model.text_lines()[7] == "row 7 119"
+        frames = view.rendered.count(7)  # each drawn frame renders the last row once
+        assert frames <= elapsed * FULL_REPAINT_FPS + 3, (frames, elapsed)
+        assert "row 7 119" in screen_text(app)
