@@ -49,6 +49,7 @@ LATEST_S = 1.0  # how often the selected job's latest line is read from its log
 USAGE_S = 2.0
 TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
+TAIL_SETTLE_S = 0.4  # and its live tail opened (moving through rows opens none of theirs)
 DETAIL_ROWS = {"-tall": 8, "-short": 5}  # stacked: the detail's rows when the list needs all
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
 
@@ -397,7 +398,7 @@ class JobsScreen(JobActions, ApplicableKeys, Screen[None]):
             if tail.job_id is not None:
                 tail.stop()
             return
-        if time.monotonic() - self._selected_at >= SETTLE_S:
+        if time.monotonic() - self._selected_at >= TAIL_SETTLE_S:
             tail.follow(self.selected)
 
     def on_screen_suspend(self) -> None:
