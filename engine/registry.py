@@ -51,6 +51,7 @@ from .safefiles import UnsafeFile
 from .sanitize import last_line
 from .store import (
     CorruptRegistry,
+    Listing,
     RegistryFile,
     clone_record,
     encode_json,
@@ -98,6 +99,7 @@ class Registry:
         self._pruned_disk = 0  # `pruned` as our file says
         self._pruned_here = 0  # pruned by this process since it last wrote
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
+        self._listing = Listing()  # the directory's registry names, while it is unchanged
         self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
         self.before_claim: Callable[[], object] | None = None  # called before a claim's rename
         # A glance (engine.glance) reads without changing anything: what a load would
@@ -176,7 +178,9 @@ class Registry:
         scan = time.monotonic() - self._scanned_at > JOB_FILE_SCAN_S
         # our own file was merged just above; parsed again only if someone changed it
         own = self.own_path.name if _file_key(self.own_path) == self._written else None
-        loaded = load_all(self.paths.root, self._cache, check_job_files=scan, known=own)
+        loaded = load_all(
+            self.paths.root, self._cache, check_job_files=scan, known=own, listing=self._listing
+        )
         for problem in loaded.problems:
             self.report(problem)
         self._absorb(loaded.files, now_ms)

@@ -281,12 +281,38 @@ def _checked(name: str, entry: os.DirEntry[str], job_files: bool) -> bool:
     return job_file_number(name) is not None and not name.endswith((".sock", ".lock"))
 
 
+@dataclass
+class Listing:
+    """The registry files a directory held when it was last listed, by the directory's
+    inode and mtime: every registry write is a rename into it (so is a new file, a
+    claim, a quarantine), which moves the mtime, so an unchanged key means the same names.
+    A key is kept only once the mtime is STABLE_NS old: timestamps are coarse, and two
+    renames in one tick would leave the same mtime."""
+
+    key: tuple[int, int] | None = None
+    names: list[str] = field(default_factory=list)
+
+
+STABLE_NS = 1_000_000_000
+
+
+def _dir_key(root: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    if time.time_ns() - st.st_mtime_ns < STABLE_NS:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
 def load_all(
     root: Path,
     cache: dict[str, tuple[FileKey, RegistryFile]] | None = None,
     *,
     check_job_files: bool = True,
     known: str | None = None,
+    listing: Listing | None = None,
 ) -> Loaded:
     """Every session file (and a legacy registry.json) in the directory.
 
@@ -301,19 +327,14 @@ def load_all(
     files: list[RegistryFile] = []
     problems: list[str] = []
     registry_names: list[str] = []
-    try:
-        with os.scandir(root) as scan:
-            for entry in scan:
-                name = entry.name
-                if name.startswith("registry"):
-                    if is_registry_name(name):
-                        registry_names.append(name)
-                elif name.startswith(_CHECKED) and _checked(name, entry, check_job_files):
-                    problem = _odd_entry(entry)
-                    if problem:
-                        problems.append(f"{name}: {problem}")
-    except (FileNotFoundError, NotADirectoryError):
-        return Loaded(files, problems)
+    key = _dir_key(root) if listing is not None else None
+    if listing is not None and not check_job_files and key is not None and key == listing.key:
+        registry_names = list(listing.names)  # nothing was added, renamed or removed
+    else:
+        if not _list(root, registry_names, problems, check_job_files):
+            return Loaded(files, problems)
+        if listing is not None:
+            listing.key, listing.names = key, list(registry_names)
     for name in sorted(registry_names):
         if name == known:
             continue
@@ -347,6 +368,25 @@ def load_all(
         for gone in set(cache) - set(registry_names):
             del cache[gone]
     return Loaded(files, problems)
+
+
+def _list(root: Path, names: list[str], problems: list[str], check_job_files: bool) -> bool:
+    """The directory's registry files into `names`, refused entries into `problems`;
+    False when there is no directory."""
+    try:
+        with os.scandir(root) as scan:
+            for entry in scan:
+                name = entry.name
+                if name.startswith("registry"):
+                    if is_registry_name(name):
+                        names.append(name)
+                elif name.startswith(_CHECKED) and _checked(name, entry, check_job_files):
+                    problem = _odd_entry(entry)
+                    if problem:
+                        problems.append(f"{name}: {problem}")
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
 
 
 def _odd_entry(entry: os.DirEntry[str]) -> str | None:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from jobs_tui.engine import store
 from jobs_tui.engine.store import (
     CorruptRegistry,
     load_all,
@@ -349,6 +350,75 @@ def test_load_all_reads_every_session_file_and_the_legacy_one(tmp_path):
     }
     assert (tmp_path / "j1.log").read_text() == "{not json"  # untouched
     assert (tmp_path / ".registry-aaaa.json.1.ab.tmp").exists()
+
+
+def _listings(monkeypatch) -> list[str]:
+    """Counts the directory listings load_all makes (os.scandir of the registry)."""
+    calls: list[str] = []
+    real = os.scandir
+
+    def counted(path):
+        calls.append(os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(store.os, "scandir", counted)
+    return calls
+
+
+def _age(path: Path, seconds: float = 5.0) -> None:
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - int(seconds * 1e9)))
+
+
+def test_an_unchanged_directory_is_not_listed_again_but_its_files_are_still_read(
+    tmp_path, monkeypatch
+):
+    write_json_atomic(tmp_path / "registry-aaaa.json", registry("s1", jobs=[record("j1")]))
+    _age(tmp_path)
+    listed = _listings(monkeypatch)
+    listing = store.Listing()
+    first = load_all(tmp_path, {}, check_job_files=False, listing=listing)
+    assert [f.session_id for f in first.files] == ["s1"] and len(listed) == 1
+    cache: dict = {}
+    again = load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    assert [f.session_id for f in again.files] == ["s1"] and len(listed) == 1  # not listed
+    # a peer rewrites its file (a rename: the directory's mtime moves): listed again
+    write_json_atomic(tmp_path / "registry-aaaa.json", registry("s1", jobs=[record("j9")]))
+    write_json_atomic(tmp_path / "registry-bbbb.json", registry("s2", jobs=[record("j2")]))
+    third = load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    assert len(listed) == 2
+    assert {f.session_id: [j.id for j in f.jobs] for f in third.files} == {
+        "s1": ["j9"],
+        "s2": ["j2"],
+    }
+    # a directory changed less than a second ago is listed every time (coarse mtimes)
+    load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    assert len(listed) == 3
+    # the periodic look for planted job files always lists
+    _age(tmp_path)
+    load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    load_all(tmp_path, cache, check_job_files=True, listing=listing)
+    assert len(listed) == 5
+    load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    assert len(listed) == 5
+
+
+def test_a_file_rewritten_in_place_is_read_again_without_a_listing(tmp_path, monkeypatch):
+    """A writer that does not rename (the shared format says rename, but) is still seen:
+    each known file is looked at (stat) on every load."""
+    path = tmp_path / "registry.json"
+    legacy = registry(jobs=[record("j3")])
+    del legacy["sessionId"]
+    write_json_atomic(path, legacy)
+    _age(tmp_path)
+    listed = _listings(monkeypatch)
+    listing, cache = store.Listing(), {}
+    load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    legacy["jobs"] = [record("j4")]
+    path.write_text(json.dumps(legacy))  # in place: the directory's mtime does not move
+    loaded = load_all(tmp_path, cache, check_job_files=False, listing=listing)
+    assert [j.id for f in loaded.files for j in f.jobs] == ["j4"]
+    assert len(listed) == 1
 
 
 def test_corrupt_file_is_quarantined_reported_and_kept(tmp_path):
