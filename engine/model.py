@@ -194,19 +194,28 @@ class JobRecord:
         if values["finished_at"] is not None:
             values["finished_at"] = int(values["finished_at"])
         record = cls(**values)
+        taken = {key for _a, key, _t, _n in _CORE}
         for attr, key, kind in _EXTRA:
             value = data.get(key)
             if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
-                setattr(record, attr, value)  # a mistyped extra is ignored, not trusted
+                setattr(record, attr, value)
+                taken.add(key)
+            elif value is None or key not in _SPARSE:
+                taken.add(key)  # null: not set; a field always written: its default wins
         if record.restart_of is not None and not is_job_id(record.restart_of):
             record.restart_of = None
+            taken.discard("restartOf")
         size = (record.term_cols or 0, record.term_rows or 0)
         if not (MIN_COLS <= size[0] <= MAX_COLS and MIN_ROWS <= size[1] <= MAX_ROWS):
             record.term_cols = record.term_rows = None  # both or neither, and a sane size
+            taken -= {"cols", "rows"}
         record.env_names = _env_names(data.get("envNames"))
-        known = {key for _a, key, _t, _n in _CORE} | {key for _a, key, _t in _EXTRA}
-        known.add("envNames")
-        record.unknown = {k: v for k, v in data.items() if k not in known}
+        if record.env_names or data.get("envNames") == []:
+            taken.add("envNames")
+        # A value of ours that is mistyped or out of range is not trusted (the field keeps
+        # its default); one of the keys written only when set is kept as it was, like any
+        # key we do not know, so a file's odd value is not lost by our rewriting it.
+        record.unknown = {k: v for k, v in data.items() if k not in taken}
         return record
 
 

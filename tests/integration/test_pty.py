@@ -76,6 +76,7 @@ def test_a_hostile_size_in_a_registry_file_is_not_trusted(cols: object, rows: ob
         {**_ENTRY, "cols": cols, "rows": rows} if rows is not None else {**_ENTRY, "cols": cols}
     )
     assert (entry.term_cols, entry.term_rows) == (None, None)
+    assert entry.to_json().get("cols") == cols  # not trusted, but kept as it was
     assert JobRecord.from_json({**_ENTRY, "cols": 500, "rows": 5}).term_cols == 500
 
 
