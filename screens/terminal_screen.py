@@ -34,7 +34,7 @@ from .log_header import human_bytes, title_content, title_key
 from .source import Clock, JobSource, wall_clock
 from .terminal_find import TermFind
 from .terminal_replay import open_terminal, term_size
-from .terminal_typing import LEAVE_KEY, PASTE_MAX, KeySender, TypingView, key_words, known_size
+from .terminal_typing import LEAVE_KEY, PASTE_MAX, KeySender, TypingView, key_words
 from .terminal_view import TerminalView
 from .words import plural
 
@@ -228,7 +228,9 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
         if record is None:
             self.problem = f"{self.job_id} is no longer in the job table."
             return
-        cols, rows = known_size(self.source, self.job_id) or term_size(record)
+        cols, rows = term_size(record)  # as last set, in any session (the record's)
+        if record.term_cols and record.term_rows:
+            self.sender.size = (cols, rows)  # typing resizes only to another size
         try:
             model, follow = await open_terminal(self.source, self.job_id, cols, rows)
         except JobError as exc:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, ClassVar
-from weakref import WeakKeyDictionary
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -78,26 +77,6 @@ class TypingView(TerminalView):
 
 Report = Callable[[str], None]
 
-# The size this process last gave each job's terminal, by source: a screen opened again
-# later replays the job's output on a screen of the size the program drew for. (A
-# record does not carry its terminal's size; a job never resized here is 80x24, the
-# start default, unless it was started with --cols/--rows.)
-_SIZES: WeakKeyDictionary[Any, dict[str, tuple[int, int]]] = WeakKeyDictionary()
-
-
-def known_size(source: Any, job_id: str) -> tuple[int, int] | None:
-    try:
-        return _SIZES.get(source, {}).get(job_id)
-    except TypeError:  # a source that cannot be weakly referenced
-        return None
-
-
-def _remember(source: Any, job_id: str, size: tuple[int, int]) -> None:
-    try:
-        _SIZES.setdefault(source, {})[job_id] = size
-    except TypeError:
-        pass
-
 
 class KeySender:
     """One job's typed bytes and terminal size, sent in order, one engine call at a time.
@@ -112,7 +91,8 @@ class KeySender:
         self.failed = failed  # told (sanitized) when a call is refused; typing should stop
         self.outbox = bytearray()
         self.sending = False
-        self.size = known_size(source, job_id)  # what the job's terminal was set to here
+        # the job's terminal's size as its record says (the screen sets it), then as set here
+        self.size: tuple[int, int] | None = None
         self.wanted: tuple[int, int] | None = None
         self.sizing = False
 
@@ -160,7 +140,6 @@ class KeySender:
                     failed(sanitize_line(str(exc), 300))
                     return
                 self.size = size
-                _remember(self.source, self.job_id, size)
         finally:
             self.sizing = False
             self.wanted = None
