@@ -36,3 +36,17 @@ class FindBar(Horizontal):
 
     def show_count(self, current: int, total: int, query: str) -> None:
         self.query_one("#jobs-find-count", Static).update(count_text(current, total, query))
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def open(self) -> None:
+        """Shown, with its field focused."""
+        self.add_class("-open")
+        self.input.focus()
+
+    def close(self) -> None:
+        """Hidden and emptied; the screen drops its search and takes the keys back."""
+        self.remove_class("-open")
+        self.input.value = ""

@@ -33,6 +33,7 @@ from .list_filter import FilterInput, ListFilter
 from .log_follow import Follower
 from .log_header import OpenedTail, sub_content, tail_note, title_content, title_key
 from .log_view import LogView, plain_of
+from .pane_keys import find_bindings, scroll_bindings
 from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
 from .words import plural
@@ -68,18 +69,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
 
     DEFAULT_CSS = stylesheet("log_screen.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "scroll(-1)", "Up", show=False, id="log.up"),
-        Binding("down,j", "scroll(1)", "Down", show=False, id="log.down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="log.page-up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="log.page-down"),
-        Binding("home,g", "top", "Top", show=False, id="log.top"),
-        Binding("end,G", "follow", "End", show=False, id="log.end"),
+        *scroll_bindings("log"),
         Binding("left,h", "pan(-1)", "Left", show=False, id="log.left"),
         Binding("right,l", "pan(1)", "Right", show=False, id="log.right"),
-        Binding("f", "follow", "Follow", id="log.follow"),
-        Binding("slash", "find", "Find", key_display="/", id="log.find"),
-        Binding("n", "match(1)", "Next", id="log.next"),
-        Binding("N", "match(-1)", "Previous", id="log.previous"),
+        *find_bindings("log"),
         Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
         Binding("i", "send", "Send a line", id="log.send"),
         # priority: they reach the screen before the input bar's own ctrl+d / ctrl+c
@@ -428,12 +421,10 @@ class LogScreen(ApplicableKeys, Screen[None]):
 
     # -- find --------------------------------------------------------------------------
     def action_find(self) -> None:
-        self.find_bar.add_class("-open")
-        self.find_bar.input.focus()
+        self.find_bar.open()
 
     def _close_find(self) -> None:
-        self.find_bar.remove_class("-open")
-        self.find_bar.input.value = ""
+        self.find_bar.close()
         self.view.search("")
         self.set_focus(None)
         self._update_bindings()
@@ -579,7 +570,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
             else:
                 self.set_focus(None)
             return
-        if self.find_bar.has_class("-open"):
+        if self.find_bar.is_open:
             self._close_find()
             return
         if self.filter_text or self.query_one(ListFilter).has_class("-open"):

@@ -31,6 +31,7 @@ from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
 from .log_header import human_bytes, title_content, title_key
+from .pane_keys import find_bindings, scroll_bindings
 from .source import Clock, JobSource, wall_clock
 from .terminal_find import TermFind
 from .terminal_replay import open_terminal, term_size
@@ -83,16 +84,8 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
 
     DEFAULT_CSS = stylesheet("terminal_screen.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "scroll(-1)", "Up", show=False, id="term.up"),
-        Binding("down,j", "scroll(1)", "Down", show=False, id="term.down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="term.page-up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="term.page-down"),
-        Binding("home,g", "top", "Top", show=False, id="term.top"),
-        Binding("end,G", "follow", "End", show=False, id="term.end"),
-        Binding("f", "follow", "Follow", id="term.follow"),
-        Binding("slash", "find", "Find", key_display="/", id="term.find"),
-        Binding("n", "match(1)", "Next", id="term.next"),
-        Binding("N", "match(-1)", "Previous", id="term.previous"),
+        *scroll_bindings("term"),
+        *find_bindings("term"),
         Binding("i", "interactive", "Type into it", id="term.interactive"),
         Binding("question_mark", "help", "Keys", key_display="?", id="term.help"),
         Binding("q,escape,backspace", "back", "Back", id="term.back"),
@@ -279,7 +272,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     def watch_interactive(self, interactive: bool) -> None:
         view = self.view
         if interactive:
-            if self.find_bar.has_class("-open"):
+            if self.find_bar.is_open:
                 self._close_find()
             self.set_focus(view)  # now, so the leave key is read from the view's bindings
             view.leave_key = self.leave_key()
@@ -368,12 +361,10 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
 
     # -- find --------------------------------------------------------------------------
     def action_find(self) -> None:
-        self.find_bar.add_class("-open")
-        self.find_bar.input.focus()
+        self.find_bar.open()
 
     def _close_find(self) -> None:
-        self.find_bar.remove_class("-open")
-        self.find_bar.input.value = ""
+        self.find_bar.close()
         self.finder.clear()
         self.set_focus(None)
         self._update_bindings()
@@ -421,7 +412,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
             else:
                 self.set_focus(None)
             return
-        if self.find_bar.has_class("-open"):
+        if self.find_bar.is_open:
             self._close_find()
             return
         self.dismiss(None)
