@@ -13,7 +13,11 @@ baseline from the same run; only gross sanity is asserted.
 
 Environment (optional): JOBS_TUI_BENCH_UI_BYTES (default 1G) for the big-log test,
 JOBS_TUI_BENCH_UI_RUNS (default 30) key presses per latency figure,
-JOBS_TUI_TOOLONG (default /tmp/toolong/bin/tl) the toolong executable.
+JOBS_TUI_TOOLONG (default /tmp/toolong/bin/tl) the toolong executable,
+JOBS_TUI_BENCH_UI_REFERENCE (default none) git revisions of this repository,
+comma-separated: the 50-printing list is measured with each one's code too, in the
+same run, beside this code (issue 10's target is "at least as good as the code of the
+day it was filed", cdab782; 819160c wrote the first figures in README).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ pytestmark = pytest.mark.timeout(1800)
 BIG_BYTES = env_size("JOBS_TUI_BENCH_UI_BYTES", GiB)
 RUNS = max(5, env_int("JOBS_TUI_BENCH_UI_RUNS", 30))
 TOOLONG = os.environ.get("JOBS_TUI_TOOLONG", "/tmp/toolong/bin/tl")
+REFERENCES = [r for r in os.environ.get("JOBS_TUI_BENCH_UI_REFERENCE", "").split(",") if r]
+REPO = Path(__file__).resolve().parents[2]
 SYNC_QUERY = b"\x1b[?2026$p"
 SYNC_REPLY = b"\x1b[?2026;2$y"
 FRAME_END = b"\x1b[?2026l"
@@ -105,11 +111,15 @@ HARNESS = textwrap.dedent(
 class Pty:
     """A process on a pseudo-terminal; a thread records what it draws, with timestamps."""
 
-    def __init__(self, argv: list[str], cols: int = COLS, rows: int = ROWS) -> None:
+    def __init__(
+        self, argv: list[str], cols: int = COLS, rows: int = ROWS, pythonpath: str = ""
+    ) -> None:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         env.update(TERM="xterm-256color", COLORTERM="truecolor")
+        if pythonpath:  # another revision's code: it comes before the editable install
+            env["PYTHONPATH"] = pythonpath
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(
             argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
@@ -259,9 +269,22 @@ def add(table: Table, figure: str, value: float, base: float, fmt: str, *more) -
     table.add(figure, fmt.format(value), fmt.format(base), times, target, ok)
 
 
-def run_list(spec: dict, expect: str) -> dict[str, float]:
+def reference_code(rev: str, root: Path) -> str:
+    """A PYTHONPATH entry whose `jobs_tui` is this repository's code at `rev` (each top
+    directory, engine/screens/app, is one subpackage of the namespace package)."""
+    tree = root / f"ref-{rev}"
+    if not tree.exists():
+        (tree / "code").mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], capture_output=True)
+        assert archive.returncode == 0, archive.stderr.decode()
+        subprocess.run(["tar", "-x", "-C", str(tree / "code")], input=archive.stdout, check=True)
+        (tree / "jobs_tui").symlink_to(tree / "code")
+    return str(tree)
+
+
+def run_list(spec: dict, expect: str, pythonpath: str = "") -> dict[str, float]:
     """`expect` is a regex for the summary once every job has started."""
-    ui = Pty(harness(spec))
+    ui = Pty(harness(spec), pythonpath=pythonpath)
     try:
         summary = ui.first(re.compile(expect.encode()), 0, timeout=120)[1].group(0).decode()
         time.sleep(3)  # let start-up work settle
@@ -301,6 +324,34 @@ def test_list_with_50_of_200_jobs_printing(registry: str) -> None:
     table.add("summary when measured", busy["summary"], quiet["summary"])
     publish(table)
     assert busy["median"] < 1000 and quiet["median"] < 1000
+    for rev in REFERENCES:
+        compare_with_reference(rev, registry, busy, quiet)
+
+
+def compare_with_reference(rev: str, registry: str, busy: dict, quiet: dict) -> None:
+    """The same workload with `rev`'s code, in this run: a figure from another day is not
+    comparable on a shared machine (the first README figures' code, run here, is 5x
+    theirs)."""
+    code = reference_code(rev, Path(registry).parent)
+    name = f"{registry}-{rev}"
+    ref = run_list(list_workload(name, 50, 150), r"200 jobs · 50 running", code)
+    ref_quiet = run_list(list_workload(name + "-quiet", 0, 200), r"200 jobs · 0 running", code)
+    table = Table(f"UI: the same 50-printing list, this code (value) beside {rev}'s (baseline)")
+    add(table, "key->screen latency median", busy["median"], ref["median"], "{:.1f} ms",
+        f"<= {rev}", busy["median"] <= ref["median"], True)  # fmt: skip
+    add(table, "key->screen latency p95", busy["p95"], ref["p95"], "{:.1f} ms", "", None, True)
+    add(table, "UI process CPU (one core)", busy["cpu"], ref["cpu"], "{:.1f}%",
+        f"<= {rev}", busy["cpu"] <= ref["cpu"], True)  # fmt: skip
+    add(table, "frames drawn per second", busy["fps"], ref["fps"], "{:.1f}/s")
+    add(table, "list repaints per second", busy["refresh"], ref["refresh"], "{:.1f}/s")
+    for name, this, that in (("latency median", quiet["median"], ref_quiet["median"]),
+                             ("CPU", quiet["cpu"], ref_quiet["cpu"])):  # fmt: skip
+        unit = "ms" if name.startswith("latency") else "%"
+        add(table, f"none running: {name}", this, that, "{:.1f} " + unit)
+    this_ratio = busy["median"] / quiet["median"]
+    add(table, "latency, busy / none running", this_ratio, ref["median"] / ref_quiet["median"],
+        "{:.2f}x")  # fmt: skip
+    publish(table)
 
 
 def test_log_pane_following_a_writer_as_fast_as_it_can(registry: str) -> None:
