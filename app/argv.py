@@ -81,16 +81,37 @@ EPILOGS = {
 }
 
 
+class Shortened(UsageError):
+    """An option typed shorter than its name (`--timeout` for `--timeout-ms`)."""
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse that raises a UsageError (with its own usage) instead of exiting."""
+    """argparse that raises a UsageError (with its own usage) instead of exiting.
+
+    No shortened options: argparse would read `--timeout 5` as `--timeout-ms 5`, a wait
+    of 5 ms meant as 5 seconds; a shortened option is refused, naming the one meant."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         text, field = _tidy(message)
+        unknown = field and message.startswith("unrecognized arguments")
+        if unknown and (meant := self._not_an_option(field)):
+            raise Shortened(meant, field=field, usage=self.format_usage())
         raise UsageError(text, field=field, usage=self.format_usage())
+
+    def _not_an_option(self, typed: str) -> str | None:
+        """`--timeout is not an option; did you mean --timeout-ms?` for a shortened one."""
+        typed = typed.split("=", 1)[0]
+        if not typed.startswith("--"):
+            return None
+        flags = [f for a in self._actions for f in a.option_strings if f.startswith(typed)]
+        if not flags:
+            return None
+        return capped(f"{typed} is not an option; did you mean {' or '.join(sorted(flags))}?")
 
 
 def _tidy(message: str) -> tuple[str, str | None]:
@@ -168,9 +189,11 @@ def _globals_before(words: list[str]) -> argparse.Namespace:
     call a few ms to build), unless they ask for help or are wrong: then the whole one."""
     if not words:
         return argparse.Namespace(registry_dir=None, session=None, demo=False, json=False)
-    if not any(w in ("-h", "--help") or w.startswith("--h") for w in words):
+    if not any(w in ("-h", "--help") for w in words):
         try:
             return top_parser(verbs=False).parse_args(words)
+        except Shortened as exc:  # said with the whole usage
+            raise Shortened(str(exc), exc.field, top_parser().format_usage()) from None
         except UsageError:
             pass  # said again below, with the whole usage
     return top_parser().parse_args(words)

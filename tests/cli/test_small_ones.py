@@ -103,3 +103,26 @@ def test_a_verbs_bad_option_prints_that_verbs_usage(cli: Cli):
     assert result.err.startswith("usage: jobs-tui list") and "--bogus" in result.err
     result = cli("wait", "j1", "--nope")
     assert result.err.startswith("usage: jobs-tui wait")
+
+
+def test_a_shortened_option_is_refused_not_taken_for_a_longer_one(cli: Cli):
+    """`--timeout 5` was read as `--timeout-ms 5` (argparse's prefix matching): a wait of
+    5 ms that an agent meant as 5 seconds. A shortened option is a usage error that says
+    which option was meant, and nothing runs."""
+    cli.ok("start", "--", "sleep 30")
+    cases = [
+        (("wait", "j1", "--timeout", "5"), "--timeout-ms"),
+        (("wait", "j1", "--timeout=5"), "--timeout-ms"),
+        (("exec", "--yield", "500", "--", "true"), "--yield-ms"),
+        (("start", "--time", "9", "--", "true"), "--timeout-ms"),
+        (("logs", "j1", "--line", "3"), "--lines"),
+        (("--registry", "/tmp", "list"), "--registry-dir"),
+    ]
+    for words, meant in cases:
+        result = cli(*words)
+        typed = next(w for w in words if w.startswith("--")).split("=")[0]
+        assert result.code == 2, (words, result)
+        assert f"{typed} is not an option" in result.err, (words, result.err)
+        assert f"did you mean {meant}" in result.err, (words, result.err)
+    jobs = cli.ok("list", "--json").json()["jobs"]
+    assert [job["id"] for job in jobs] == ["j1"]  # the refused start and exec ran nothing
