@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jobs_tui.engine import sanitize as rules
 from jobs_tui.engine.sanitize import (
     LINE_LIMIT,
+    clip,
     last_line,
     sanitize_line,
     sanitize_log,
@@ -443,3 +445,41 @@ def test_sanitized_text_always_encodes(text):
     sanitize_line(text).encode("utf-8")
     sanitize_log(text).encode("utf-8")
     sanitize_log(text, keep_sgr=True).encode("utf-8")
+
+
+# The rules as plain regex passes (no shortcut for the usual ASCII text): the oracle for
+# the module's fast paths, which test ASCII text at C speed before any regex runs.
+_ALPHABET = st.sampled_from(
+    [
+        *"ab \t\n\r;[m]0\x1b\x07\x00\x08\x0b\x1f\x7f\x9b\x9d\x90\x85é\u202e\ud800",
+        *("\x1b[31m", "\x1b]0;t\x07"),
+    ]
+)
+
+
+def _no_sgr(match: re.Match[str]) -> str:
+    return match.group(0) if rules._SGR.fullmatch(match.group(0)) else ""
+
+
+def _lines_after_cr(text: str, join: str) -> str:
+    return join.join(rules._after_last_cr(p) for p in text.replace("\r\n", "\n").split("\n"))
+
+
+def _oracle_log(text: str, keep_sgr: bool) -> str:
+    text = rules._SGR_OR_ESCAPE.sub(_no_sgr, text) if keep_sgr else rules._ESCAPES.sub("", text)
+    text = rules._SURROGATES.sub("\ufffd", rules._BIDI.sub("", _lines_after_cr(text, "\n")))
+    return (rules._CONTROLS_LOG_SGR if keep_sgr else rules._CONTROLS_LOG).sub(" ", text)
+
+
+def _oracle_line(text: str) -> str:
+    text = _lines_after_cr(rules._ESCAPES.sub("", text), " ")
+    text = rules._CONTROLS_LINE.sub(" ", rules._SURROGATES.sub("\ufffd", rules._BIDI.sub("", text)))
+    return clip(rules._SPACES.sub(" ", text).strip(), LINE_LIMIT)
+
+
+@settings(max_examples=400)
+@given(st.lists(_ALPHABET, max_size=40).map("".join), st.booleans())
+def test_the_fast_paths_give_what_the_plain_rules_give(text: str, keep_sgr: bool):
+    assert strip_escapes(text) == rules._ESCAPES.sub("", text)
+    assert sanitize_log(text, keep_sgr=keep_sgr) == _oracle_log(text, keep_sgr)
+    assert sanitize_line(text) == _oracle_line(text)
