@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -25,52 +25,27 @@ from jobs_tui.engine import JobError
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
+from . import terminal_keys
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
-from .log_header import human_bytes, title_content, title_key
-from .pane_keys import find_bindings, scroll_bindings
+from .log_header import title_content, title_key
 from .source import Clock, JobSource, wall_clock
 from .terminal_find import TermFind
+from .terminal_header import sub_content
 from .terminal_replay import open_terminal, term_size
 from .terminal_typing import LEAVE_KEY, PASTE_MAX, KeySender, TypingView, key_words
 from .terminal_view import TerminalView
-from .words import plural
 
 TICK_S = 0.25  # the header's clock and the job's state
-
-
-def sub_content(
-    *,
-    interactive: bool,
-    following: bool,
-    size: tuple[int, int],
-    history: int,
-    leave_key: str,
-    skipped: int = 0,
-) -> Content:
-    """`following · terminal 80×24 · 312 lines of scrollback`: the state first, never cut."""
-    if interactive:
-        parts: list[str | tuple[str, str]] = [("typing", "bold $accent")]
-    elif following:
-        parts = [("following", "bold $success")]
-    else:
-        parts = [("paused", "bold $warning")]
-    parts += [" · ", (f"terminal {size[0]}×{size[1]}", "$text-muted")]
-    parts += [" · ", (f"{plural(history, 'line')} of scrollback", "$text-muted")]
-    if interactive:
-        parts += [" · ", (f"{leave_key} leaves", "bold")]
-    if skipped:
-        parts += [" · ", (f"skipped {human_bytes(skipped)} to keep up", "$warning")]
-    return Content.assemble(*parts)
 
 
 class TerminalScreen(ApplicableKeys, Screen[None]):
     """A tty job's screen: scroll, find, and (own running jobs) type into it with `i`."""
 
-    TRACKED = ("follow", "match", "interactive")
+    TRACKED = terminal_keys.TRACKED
     AUTO_FOCUS = ""  # keys belong to the screen until the user types into the job
 
     interactive: reactive[bool] = reactive(False, init=False)
@@ -83,27 +58,8 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     """Why the terminal cannot be shown (sanitized)."""
 
     DEFAULT_CSS = stylesheet("terminal_screen.tcss")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *scroll_bindings("term"),
-        *find_bindings("term"),
-        Binding("i", "interactive", "Type into it", id="term.interactive"),
-        Binding("question_mark", "help", "Keys", key_display="?", id="term.help"),
-        Binding("q,escape,backspace", "back", "Back", id="term.back"),
-    ]
-    HELP: ClassVar[dict[str, str]] = {
-        "scroll(-1)": "scroll up into the scrollback (pauses following)",
-        "scroll(1)": "scroll down",
-        "page": "a page up / down",
-        "top": "the top of the scrollback",
-        "follow": "follow the job's screen again",
-        "find": "find in the scrollback and the screen (smart case)",
-        "match(1)": "next match",
-        "match(-1)": "previous match",
-        "interactive": "type into the job (this session's running jobs)",
-        "screen.leave": "stop typing into the job (the one key typing keeps)",
-        "help": "this list of keys",
-        "back": "back to the list (closes find first)",
-    }
+    BINDINGS: ClassVar[list[BindingType]] = terminal_keys.BINDINGS
+    HELP: ClassVar[dict[str, str]] = terminal_keys.HELP
 
     def __init__(
         self,
@@ -237,22 +193,7 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     # -- typing into the job -----------------------------------------------------------
     def _cannot_type(self, record: JobRecord | None) -> str | None:
         """Why `i` does not start typing mode now (None: it may)."""
-        if record is None:
-            return f"{self.job_id} is no longer in the job table; nothing to type into."
-        if not self.source.is_own(record):
-            return (
-                f"{record.id} is another session's job; to type into it, take it over first "
-                "(t on the list)."
-            )
-        if not record.running:
-            return f"{record.id} has finished; its terminal is view only."
-        if not record.tty:
-            return f"{record.id} was not started with a terminal; nothing to type into."
-        if getattr(self.source, "send_bytes", None) is None:
-            return "This job source cannot send keys to a job."
-        if not self.loaded:
-            return f"{record.id}'s terminal is still being read; try again in a moment."
-        return None
+        return terminal_keys.cannot_type(self.source, self.job_id, record, self.loaded)
 
     def action_interactive(self) -> None:
         why = self._cannot_type(self._get())

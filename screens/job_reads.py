@@ -1,0 +1,72 @@
+"""The list's reads off the event loop: the selected job's latest line, what running jobs use."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from textual.dom import DOMNode
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.resources import JobUsage
+
+from .latest_line import LatestLines
+from .source import JobSource
+
+Sample = dict[str, JobUsage]
+
+
+class JobReads:
+    """Each read runs in an exclusive worker of `node` (a new read replaces one under way)
+    that cannot exit the host; a failed read is dropped (the next one comes soon)."""
+
+    def __init__(self, node: DOMNode, source: JobSource) -> None:
+        self._node = node
+        self._source = source
+        self.latest = LatestLines()
+
+    def _run(self, work: Callable[[], Awaitable[None]], name: str, group: str) -> None:
+        # a callable, not a coroutine: an exclusive worker may never start
+        self._node.run_worker(work, name=name, group=group, exclusive=True, exit_on_error=False)
+
+    def read_latest(self, record: JobRecord, then: Callable[[str], None]) -> None:
+        """Read the job's latest line when it is due; `then(job_id)` once it is kept."""
+        reader = getattr(self._source, "latest_line", None)
+        if reader is None or not self.latest.due(record):
+            return
+        work = partial(self._fetch_latest, record.id, record.finished_at, reader, then)
+        self._run(work, "latest line", "jobs-latest")
+
+    async def _fetch_latest(
+        self,
+        job_id: str,
+        finished_at: int | None,
+        reader: Callable[[str], Awaitable[str | None]],
+        then: Callable[[str], None],
+    ) -> None:
+        if await self.latest.read(job_id, finished_at, reader):
+            then(job_id)
+
+    def can_sample(self) -> bool:
+        """Whether the source says what its jobs use (without it: no usage shown)."""
+        return getattr(self._source, "usage", None) is not None
+
+    def sample_usage(self, then: Callable[[Sample], None]) -> None:
+        """Sample every running job (the list shows peers' too: no ids to check); the
+        engine samples off the event loop, one pass over the process table for all."""
+        sampler = getattr(self._source, "usage", None)
+        if sampler is not None:
+            self._run(partial(self._fetch_usage, sampler, None, then), "usage", "jobs-usage")
+
+    async def _fetch_usage(
+        self,
+        sampler: Callable[[list[str] | None], Awaitable[Sample]],
+        ids: list[str] | None,
+        then: Callable[[Sample], None],
+    ) -> None:
+        try:
+            sample = dict(await sampler(ids))
+        except (JobError, OSError):
+            return
+        then(sample)
