@@ -38,7 +38,10 @@ async def test_restart_keeps_command_and_env_under_a_new_id(project):
 async def test_wait_until_a_line_and_wait_for_any(project):
     cwd, registry = project
     async with serve(cwd, registry) as s:
-        await s.ok("job_start", command="sleep 0.5; echo 'ready on :4711'; sleep 30")
+        # The line comes again and again: a wait matches lines written after it began, and
+        # under load the start's answer and the wait's call can take longer than a sleep.
+        ready = "sleep 0.5; while :; do echo 'ready on :4711'; sleep 0.2; done"
+        await s.ok("job_start", command=ready)
         waited = await s.call("job_wait", id="j1", until="ready on :[0-9]+", timeoutMs=10_000)
         assert not waited.is_error, s.text(waited)
         assert waited.structured_content["match"]["line"] == "ready on :4711"
