@@ -1,5 +1,8 @@
-"""`JobInput`: what the log pane sends its job (a line, end of input, Ctrl-C) through the
-input bar, each echoed into the view first and run in a worker that cannot exit the host."""
+"""`JobInput`: the log pane's input bar sends its job a line, end of input, or Ctrl-C.
+
+Each is echoed into the view first and runs in a worker that cannot exit the host;
+a refusal or a failure is a notification.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""`LogFinder`: find (`/`, `n`, `N`) and filter mode (`&`) in the log pane: which lines
-match, which match is current, and the counts their bars show."""
+"""`LogFinder`: the log pane's find (`/`, `n`, `N`) and filter mode (`&`), apart from its wiring.
+
+Which lines match, which match is current, and the counts the find and filter bars show.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""`HeaderPainter`: paints the log pane's header lines and its `+N new lines` bar from the
-pane's state, and keeps what only they need (the tail left out, the lost output named)."""
+"""`HeaderPainter`: paints the log pane's header lines and `+N new lines` bar from its state.
+
+It keeps what only they need: the tail the open left out, the lost output last named.
+The words themselves are `log_header`'s pure functions.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Opening a job's log for the log pane: the tail as the engine reads it, and a follower
-that goes on exactly where that tail ended (no line shown twice, none skipped)."""
+"""`open_log`: the log pane's first read, a tail, and a follower placed exactly where it ended.
+
+So no line is shown twice and none is skipped, and an unfinished last line is the
+follower's to show (it re-reads its bytes, so what comes next joins it).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ from .source import JobSource
 
 @dataclass
 class OpenedLog:
+    """What the pane shows first, and how it goes on."""
+
     lines: list[str]  # complete lines, sanitized, SGR kept
     times: list[int | None] | None  # when each of them was written (None: not known)
     partial_time: int | None  # when the unfinished last line began, if the follower re-reads it
