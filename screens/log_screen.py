@@ -8,35 +8,33 @@ colours kept, all else stripped).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import ClassVar
 
-from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.content import Content
+from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.format import lost_note
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
+from . import log_keys
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
+from .job_input import JobInput
 from .list_filter import FilterInput, ListFilter
+from .log_find import LogFinder
 from .log_follow import Follower
-from .log_header import OpenedTail, sub_content, tail_note, title_content, title_key
-from .log_view import LogView, plain_of
-from .pane_keys import find_bindings, scroll_bindings
-from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar, echo_line
+from .log_header_paint import HeaderPainter
+from .log_open import open_log
+from .log_view import LogView
+from .send_bar import SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
-from .words import plural
 
 POLL_S = 0.1
 FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every line)"
@@ -68,40 +66,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
     DEFAULT_CSS = stylesheet("log_screen.tcss")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *scroll_bindings("log"),
-        Binding("left,h", "pan(-1)", "Left", show=False, id="log.left"),
-        Binding("right,l", "pan(1)", "Right", show=False, id="log.right"),
-        *find_bindings("log"),
-        Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
-        Binding("i", "send", "Send a line", id="log.send"),
-        # priority: they reach the screen before the input bar's own ctrl+d / ctrl+c
-        Binding("ctrl+d", "eof", "EOF", priority=True, id="log.eof"),
-        Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="log.interrupt"),
-        Binding("T", "toggle_times", "Times", show=False, id="log.times"),
-        Binding("ampersand", "filter", "Filter", show=False, key_display="&", id="log.filter"),
-        Binding("question_mark", "help", "Keys", key_display="?", id="log.help"),
-        Binding("q,escape,backspace", "back", "Back", id="log.back"),
-    ]
-    HELP: ClassVar[dict[str, str]] = {
-        "scroll(-1)": "scroll up (pauses following)",
-        "scroll(1)": "scroll down",
-        "page": "a page up / down",
-        "top": "the top of the loaded log",
-        "follow": "follow the tail again",
-        "pan": "scroll long lines sideways",
-        "find": "find (smart case)",
-        "match(1)": "next match",
-        "match(-1)": "previous match",
-        "toggle_wrap": "wrap long lines (again: unwrap)",
-        "send": "type a line for the job's stdin",
-        "eof": "end the job's input (closes its stdin)",
-        "interrupt": "Ctrl-C: SIGINT to the job's process group (not a kill)",
-        "toggle_times": "show when each line was written (again: hide)",
-        "filter": "show only the lines that contain a text (Esc: all lines)",
-        "help": "this list of keys",
-        "back": "back to the list (closes find or a filter first)",
-    }
+    BINDINGS: ClassVar[list[BindingType]] = log_keys.BINDINGS
+    HELP: ClassVar[dict[str, str]] = log_keys.HELP
 
     def __init__(
         self,
@@ -121,11 +87,11 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
         self.max_lines = max(max_lines, self.tail_lines)
         self.log_path = ""
-        self._tail: OpenedTail | None = None
-        self._lost: tuple[int, str | None] | None = None  # (bytes, why) the pane last named
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
-        self._title_key: object = None
+        self._header = HeaderPainter(self)
+        self._finder = LogFinder(self, pause=self._pause, changed=self._update_bindings)
+        self._input = JobInput(self, source, job_id, echo=self._echo, changed=self._update_bindings)
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -137,7 +103,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         yield FindBar(id="jobs-find-bar")
         yield ListFilter("&", FILTER_PLACEHOLDER, id="jobs-line-filter")
         record = self._get()
-        if record is not None and self._can_send(record):
+        if record is not None and self._input.accepts(record):
             yield SendBar(self.job_id, id="jobs-send-bar")
         yield Footer()
 
@@ -164,9 +130,6 @@ class LogScreen(ApplicableKeys, Screen[None]):
             self._record = None
         return self._record
 
-    def _can_send(self, record: JobRecord) -> bool:
-        return self.source.is_own(record) and record.running and (record.stdin or record.tty)
-
     def on_mount(self) -> None:
         self._show_title(force=True)
         self._show_sub()
@@ -179,30 +142,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
             self._fail(f"{self.job_id} is no longer in the job table.")
             return
         try:
-            result = await self.source.logs(
-                self.job_id, lines=self.tail_lines, keep_sgr=True, timestamps=True
-            )
-            lines = list(result.lines)
-            times: list[int | None] = list(getattr(result, "times", None) or [])
-            partial = getattr(result, "partial_bytes", 0)
-            position = getattr(result, "position", None)
-            if position is not None and 0 < partial <= position:
-                # the unfinished last line is the follower's: it re-reads its bytes, so what
-                # comes next joins it exactly as a fresh open would show it
-                lines = lines[:-1]
-                self.main_view.partial_time = times[len(lines)] if len(times) > len(lines) else None
-                log = self.source.follow(self.job_id, position - partial)
-            elif position is not None:  # continue exactly where the tail ended
-                log, partial = self.source.follow(self.job_id, position), 0
-            else:  # a source that cannot say: from the end as it is now (may skip, never repeat)
-                log, partial = self.source.follow(self.job_id), 0
+            opened = await open_log(self.source, self.job_id, self.tail_lines)
         except JobError as exc:
             self._fail(sanitize_line(str(exc), 300))
             return
-        self._follower = Follower(log, partial)
-        self.log_path = result.log_file
-        self._tail = OpenedTail.of(result)
-        self.main_view.load(lines, times[: len(lines)] if len(times) >= len(lines) else None)
+        self._follower = opened.follower
+        self.log_path = opened.path
+        self._header.tail = opened.tail
+        self.main_view.partial_time = opened.partial_time
+        self.main_view.load(opened.lines, opened.times)
         self.loaded = True
         self._poll()  # the unfinished line, at once
         self.view.follow_end()
@@ -222,42 +170,36 @@ class LogScreen(ApplicableKeys, Screen[None]):
             stamp = int(self.clock())
             if batch.partial and not main.partial:
                 main.partial_time = stamp
-            dropped = main.append(batch.lines, batch.partial, [stamp] * len(batch.lines))
+            arrived = self._add(batch.lines, batch.partial, stamp)
             if not batch.partial:
                 main.partial_time = None
-            arrived = len(batch.lines)
-            if self.filter_text:
-                picked = [line for line in batch.lines if self._shows(line)]
-                dropped = self.view.append(picked, "", [stamp] * len(picked))
-                arrived = len(picked)
-            if self.following:
-                self.view.follow_end()
-            else:
-                if dropped:
-                    self.view.jump(self.view.scroll_y - dropped)
+            if not self.following:
                 self.new_lines += arrived
             if self.view.query_text:
-                self._show_count()
+                self._finder.show_count()
             self._show_sub()
         self._show_title()
-        record = self._record
-        lost = None if record is None else (record.log_lost_bytes, record.log_note)
-        if lost != self._lost:  # output lost since the last look (a full disk): say so now
-            self._lost = lost
+        if self._header.lost_changed(self._record):
             self._show_sub()
 
-    # -- header lines ------------------------------------------------------------------
+    def _add(self, lines: list[str], partial: str, stamp: int) -> int:
+        """Lines into the view (the filter's view: the matching ones), dated `stamp`; a paused
+        view is shifted by the rows let go, so it does not move. Returns the lines it shows."""
+        dropped = self.main_view.append(lines, partial, [stamp] * len(lines))
+        if self.filter_text:
+            lines = [line for line in lines if self._finder.shows(line)]
+            dropped = self.view.append(lines, "", [stamp] * len(lines))
+        if self.following:
+            self.view.follow_end()
+        elif dropped:
+            self.view.jump(self.view.scroll_y - dropped)
+        return len(lines)
+
+    # -- header lines (`HeaderPainter` paints them) ----------------------------------------
     def _show_title(self, force: bool = False) -> None:
         now = self.clock()
         record = self._get()
-        key = title_key(record, now, self.source.config.repaint_ms)
-        if not force and key == self._title_key:
-            return
-        self._title_key = key
-        peer = record is not None and not self.source.is_own(record)
-        title = self.query_one("#jobs-log-title", Static)
-        title.update(title_content(record, self.job_id, now, peer=peer), layout=False)
-        if record is None:
+        if not self._header.title(record, now, force) or record is None:
             return
         if not record.running and self.query(SendBar):
             self.query_one(SendBar).remove()
@@ -268,51 +210,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._update_bindings()
 
     def _show_sub(self) -> None:
-        sub = self.query_one("#jobs-log-sub", Static)
-        if self.problem:
-            sub.update(Content.styled(self.problem, "$error"))
-        elif not self.loaded:
-            sub.update(Content.styled("reading the log…", "$text-muted"))
-        else:
-            content = sub_content(
-                following=self.following,
-                wrap=self.wrap,
-                new_lines=self.new_lines,
-                note=self.tail_note,
-                skipped=self.skipped,
-                path=self.log_path,
-                width=self.size.width,
-            )
-            sub.update(content, layout=False)
-        indicator = self.query_one("#jobs-new-lines", Static)
-        show = self.loaded and not self.following and self.new_lines > 0
-        indicator.set_class(show, "-shown")
-        if show:
-            indicator.update(
-                Content.assemble(
-                    (f"+{plural(self.new_lines, 'new line')}", "bold"),
-                    "  End, G or f follows the tail",
-                )
-            )
+        self._header.sub()
         self._update_bindings()
 
-    # -- following and scrolling -------------------------------------------------------
     @property
     def tail_note(self) -> str:
         """What the pane shows of the log, worded for the rows it holds now."""
-        if self._tail is None:
-            return ""
-        view = self.view
-        tail = self._tail
-        if self._record is not None:  # output lost since the open (a full disk) is named now
-            tail = dataclasses.replace(tail, note=lost_note(self._record))
-        main = self.main_view
-        note = tail_note(tail, main.line_count + bool(main.partial), main.base)
-        if self.filter_text:
-            shown = plural(view.line_count, "line")
-            note = f"{shown} with {self.filter_text!r}" + (f" · {note}" if note else "")
-        return note
+        return self._header.note(self._record, self.main_view, self.view, self.filter_text)
 
+    # -- following and scrolling -------------------------------------------------------
     def watch_following(self) -> None:
         self._show_sub()
 
@@ -387,169 +293,54 @@ class LogScreen(ApplicableKeys, Screen[None]):
         rows = key_rows(self.app, list(type(self).BINDINGS), self.HELP)
         self.app.push_screen(HelpScreen("The log pane", rows))
 
-    # -- filter mode (`&`): only the lines that match ------------------------------------
-    def _shows(self, line: str) -> bool:
-        text = self.filter_text
-        plain = plain_of(line)
-        return text in (plain.lower() if text == text.lower() else plain)
+    # -- find and filter mode (`LogFinder` does both) -------------------------------------
+    def action_find(self) -> None:
+        self.find_bar.open()
+
+    def action_match(self, delta: int) -> None:
+        self._finder.step(delta)
 
     def action_filter(self) -> None:
         self.query_one(ListFilter).open()
 
-    def _close_filter(self) -> None:
-        self.query_one(ListFilter).close()
-        self.filter_text = ""
-        self.set_focus(None)
-
     def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
-        self._close_filter()
+        self._finder.close_filter()
 
     def watch_filter_text(self, text: str) -> None:
-        main = self.main_view
-        filtered = self.query_one("#jobs-log-filtered", LogView)
-        if text:
-            lines, times = main.matching(text)
-            filtered.load(lines, times)
-            self.query_one(ListFilter).show_count(len(lines), main.line_count)
-        main.set_class(bool(text), "-hidden")
-        filtered.set_class(not text, "-hidden")
+        self._finder.refilter(text)
         self.new_lines = 0
         self.following = True
         self.view.search(self.find_bar.input.value, near_line=None)
         self.view.follow_end()
         self._show_sub()
 
-    # -- find --------------------------------------------------------------------------
-    def action_find(self) -> None:
-        self.find_bar.open()
-
-    def _close_find(self) -> None:
-        self.find_bar.close()
-        self.view.search("")
-        self.set_focus(None)
-        self._update_bindings()
-
-    def _show_count(self) -> None:
-        view = self.view
-        self.find_bar.show_count(view.current, len(view.matches), view.query_text)
-
-    def _goto_current_match(self) -> None:
-        if self.view.current_match_line() is not None:
-            self._pause()
-            self.view.show_current_match()
-
-    def action_match(self, delta: int) -> None:
-        if not self.view.query_text:
-            self.notify("Nothing to find yet: press / and type.", markup=False)
-            return
-        if not self.view.matches:
-            self.notify(f"No matches for {self.view.query_text!r}.", markup=False)
-            return
-        self.view.step_match(delta)
-        self._goto_current_match()
-        self._show_count()
-
-    # -- send --------------------------------------------------------------------------
+    # -- send (the input bar's keys; `JobInput` does the sending) ------------------------
     def action_send(self) -> None:
-        bars = self.query(SendBar)
-        if not bars:
-            record = self._record
-            if record is not None and not self.source.is_own(record):
-                why = f"{self.job_id} is another session's job; nothing was sent."
-            elif record is not None and not record.running:
-                why = f"{self.job_id} has finished; nothing was sent."
-            else:
-                why = f"{self.job_id} was not started with stdin; nothing was sent."
-            self.notify(why, markup=False)
-            return
-        bars.first().input.focus()
+        self._input.open(self._record)
+
+    def action_eof(self) -> None:
+        self._input.end()
+
+    def action_interrupt(self) -> None:
+        self._input.interrupt()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "jobs-line-filter-input":
             self.filter_text = event.value
         elif event.input.id == "jobs-find-input":
-            self.view.search(event.value, near_line=self.view.bottom_line())
-            self._goto_current_match()
-            self._show_count()
-            self._update_bindings()
+            self._finder.find(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id in ("jobs-find-input", "jobs-line-filter-input"):
             self.set_focus(None)
         elif event.input.id == "jobs-send-input":
             event.input.value = ""
-            self.run_worker(
-                self._send(event.value), name="send", group="log-send", exit_on_error=False
-            )
-
-    async def _send(self, text: str) -> None:
-        self._echo(text)  # first: the job's answer comes after it, as on a terminal
-        try:
-            await self.source.send(self.job_id, text)
-        except JobError as exc:
-            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
+            self._input.submit(event.value)
 
     def _echo(self, text: str) -> None:
         """What the bar sends, in the view (not in the log): dimmed, after the input mark;
         shown as it is sent, so what the job answers comes after it (a failure is notified)."""
-        line, stamp = echo_line(text), int(self.clock())
-        main = self.main_view
-        dropped = main.append([line], main.partial, [stamp])
-        if self.filter_text:
-            shown = self._shows(line)
-            dropped = self.view.append([line] if shown else [], "", [stamp] if shown else [])
-        if self.following:
-            self.view.follow_end()
-        elif dropped:
-            self.view.jump(self.view.scroll_y - dropped)
-
-    def _bar_key(self) -> SendBar | None:
-        """The input bar a ctrl+d / ctrl+c is for: None lets the key go on (to a find or
-        filter field that has focus: its own ctrl+d and ctrl+c)."""
-        focused = self.focused
-        if isinstance(focused, Input) and focused.id != "jobs-send-input":
-            raise SkipAction()
-        bars = self.query(SendBar)
-        if not bars:
-            self.notify(f"{self.job_id} takes no input here; nothing was sent.", markup=False)
-            return None
-        return bars.first()
-
-    def action_eof(self) -> None:
-        bar = self._bar_key()
-        if bar is None or bar.closed:
-            return
-        self.run_worker(self._eof(bar), name="end of input", group="log-send", exit_on_error=False)
-
-    async def _eof(self, bar: SendBar) -> None:
-        self._echo(EOF_ECHO)
-        try:
-            await self.source.send(self.job_id, None, newline=False, eof=True)
-        except JobError as exc:
-            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
-            return
-        bar.closed = True
-        self.set_focus(None)
-        self._update_bindings()
-
-    def action_interrupt(self) -> None:
-        if self._bar_key() is None:
-            return
-        self.run_worker(self._interrupt(), name="ctrl-c", group="log-send", exit_on_error=False)
-
-    async def _interrupt(self) -> None:
-        interrupt = getattr(self.source, "interrupt", None)
-        if interrupt is None:
-            self.notify("This job source cannot interrupt a job.", markup=False)
-            return
-        self._echo(INTERRUPT_ECHO)
-        try:
-            result = await interrupt(self.job_id)
-        except JobError as exc:
-            self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
-            return
-        if result.note:
-            self.notify(sanitize_line(result.note, 300), markup=False)
+        self._add([echo_line(text)], self.main_view.partial, int(self.clock()))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
@@ -566,15 +357,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
         focused = self.focused
         if isinstance(focused, Input):
             if focused.id == "jobs-find-input":
-                self._close_find()
+                self._finder.close_find()
             else:
                 self.set_focus(None)
             return
         if self.find_bar.is_open:
-            self._close_find()
+            self._finder.close_find()
             return
         if self.filter_text or self.query_one(ListFilter).has_class("-open"):
-            self._close_filter()
+            self._finder.close_filter()
             return
         self.dismiss(None)
 
@@ -584,9 +375,6 @@ class LogScreen(ApplicableKeys, Screen[None]):
             return not self.following
         if action == "match":
             return bool(self.view.query_text)
-        if action == "send":
-            return bool(self.query(SendBar))
-        if action in ("eof", "interrupt"):
-            bars = self.query(SendBar)
-            return bool(bars) and not (action == "eof" and bars.first().closed)
+        if action in ("send", "eof", "interrupt"):
+            return self._input.applicable(action)
         return True

@@ -11,15 +11,12 @@ splitting a wide character.
 
 from __future__ import annotations
 
-import re
-import time
 from bisect import bisect_right
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Span, Text
+from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -28,54 +25,10 @@ from textual.strip import Strip
 
 from .cells import CellMap
 from .css import stylesheet
-
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
-TEXT_CACHE = 512
-TIME_COLUMNS = 9  # `12:03:04 ` beside each line with `T`
-NO_TIME = "--:--:-- "
-
-
-def time_text(ms: int | None) -> str:
-    """The wall-clock time a line was written, local, to the second (`--:--:--` unknown)."""
-    if ms is None:
-        return NO_TIME
-    return time.strftime("%H:%M:%S ", time.localtime(ms / 1000))
-
-
-def plain_of(line: str) -> str:
-    return (SGR.sub("", line) if "\x1b" in line else line).expandtabs()
-
-
-def make_text(raw: str) -> Text:
-    text = Text.from_ansi(raw) if "\x1b" in raw else Text(raw)
-    text.expand_tabs()
-    text.no_wrap = True
-    text.end = ""
-    return text
-
-
-def slice_text(text: Text, start: int, end: int) -> Text:
-    """Characters `[start, end)` of `text` with their styles; cheap on a long line."""
-    if start == 0 and end >= len(text.plain):
-        return text.copy()
-    spans = [
-        Span(max(s, start) - start, min(e, end) - start, style)
-        for s, e, style in text.spans
-        if e > start and s < end
-    ]
-    return Text(text.plain[start:end], style=text.style, spans=spans, end="", no_wrap=True)
-
-
-def find_all(haystack: str, needle: str) -> list[tuple[int, int]]:
-    spans, start = [], haystack.find(needle)
-    while start >= 0:
-        spans.append((start, start + len(needle)))
-        start = haystack.find(needle, start + max(1, len(needle)))
-    return spans
-
-
-def width_of(plain: str) -> int:
-    return len(plain) if plain.isascii() else cell_len(plain)
+from .line_cache import LineCache
+from .line_matches import LineMatches
+from .log_text import TIME_COLUMNS, contains, plain_of, slice_text, time_text, width_of
+from .wrap_rows import WrapRows
 
 
 class LogView(ScrollView, can_focus=False):
@@ -111,22 +64,27 @@ class LogView(ScrollView, can_focus=False):
         self.partial = ""
         self._partial_plain = ""
         self._width = 0
-        self._texts: dict[int, Text] = {}
-        self._maps: dict[int, CellMap] = {}
-        self._partial_text: Text | None = None
-        self._partial_map: CellMap | None = None
-        # wrap mode: rows per line as running totals, minus the rows of lines let go
-        self._wrap_width = 0
-        self._row_ends: list[int] = []
-        self._row_base = 0
-        self._partial_rows = 0
+        self._cache = LineCache()
+        self._rows = WrapRows()  # wrap mode: where each line starts among the rows
         self._quiet = False  # a scroll made by the view itself, not the user
-        self.query_text = ""
-        self.matches: list[tuple[int, int, int]] = []  # (absolute line, start, end)
-        self._by_line: dict[int, list[tuple[int, int]]] = {}
-        self.current = -1
+        self._matches = LineMatches()
 
     # -- content -----------------------------------------------------------------------
+    @property
+    def query_text(self) -> str:
+        """What is being found (empty: no find)."""
+        return self._matches.query
+
+    @property
+    def matches(self) -> list[tuple[int, int, int]]:
+        """Every match held, as (absolute line, start, end)."""
+        return self._matches.matches
+
+    @property
+    def current(self) -> int:
+        """The index of the current match in `matches` (-1: none)."""
+        return self._matches.current
+
     @property
     def line_count(self) -> int:
         return len(self._lines)
@@ -143,20 +101,15 @@ class LogView(ScrollView, can_focus=False):
 
     def matching(self, text: str) -> tuple[list[str], list[int | None]]:
         """The complete lines held whose text contains `text` (smart case), with their times."""
-        fold = text == text.lower()
-        picked = [
-            i for i, plain in enumerate(self._plain) if text in (plain.lower() if fold else plain)
-        ]
+        picked = [i for i, plain in enumerate(self._plain) if contains(plain, text)]
         return [self._lines[i] for i in picked], [self._times[i] for i in picked]
 
     def load(self, lines: list[str], times: list[int | None] | None = None) -> None:
         self._lines, self._plain, self._cells, self.base, self._width = [], [], [], 0, 0
         self._times = []
-        self._texts.clear()
-        self._maps.clear()
-        self._row_ends, self._row_base = [], 0
+        self._cache.clear()
+        self._rows.restart([])
         self.partial = self._partial_plain = ""
-        self._partial_text = self._partial_map = None
         self.append(lines, "", times)
 
     def append(self, lines: list[str], partial: str, times: list[int | None] | None = None) -> int:
@@ -166,7 +119,7 @@ class LogView(ScrollView, can_focus=False):
         occupy is drawn from the completed line once it ends.
         """
         first_new = self.base + len(self._lines)
-        wrap_width = self._wrap_width if self.wrap else 0
+        wrap_width = self._rows.width if self.wrap else 0
         if times is None or len(times) != len(lines):
             times = [None] * len(lines)
         self._times.extend(times)
@@ -179,41 +132,34 @@ class LogView(ScrollView, can_focus=False):
             if width > self._width:
                 self._width = width
             if wrap_width:
-                rows = self._line_rows(self.base + len(self._lines) - 1, plain, width)
-                self._row_ends.append(
-                    (self._row_ends[-1] if self._row_ends else self._row_base) + rows
-                )
+                self._rows.add(self._line_rows(self.base + len(self._lines) - 1, plain, width))
         if self.query_text and lines:
-            self._search_from(first_new)
+            self._matches.scan(self._plain[first_new - self.base :], first_new)
         if partial != self.partial:
             self.partial = partial
             self._partial_plain = plain_of(partial) if partial else ""
-            self._partial_text = self._partial_map = None
+            self._cache.new_partial()
             self._width = max(self._width, width_of(self._partial_plain))
         if wrap_width:
-            self._partial_rows = self._count_partial_rows()
+            self._rows.partial = self._count_partial_rows()
         dropped = max(0, len(self._lines) - self.max_lines)
         dropped_rows = dropped
         if dropped:
             if wrap_width:
-                new_base = self._row_ends[dropped - 1]
-                dropped_rows = new_base - self._row_base
-                self._row_base = new_base
-                del self._row_ends[:dropped]
+                dropped_rows = self._rows.drop(dropped)
             del self._lines[:dropped]
             del self._times[:dropped]
             del self._plain[:dropped]
             del self._cells[:dropped]
             self.base += dropped
-            self._drop_matches_before(self.base)
-            self._texts = {k: v for k, v in self._texts.items() if k >= self.base}
-            self._maps = {k: v for k, v in self._maps.items() if k >= self.base}
+            self._matches.drop_before(self.base)
+            self._cache.forget_before(self.base)
         self._update_size()
         return dropped_rows
 
     def _update_size(self) -> None:
         if self.wrap:
-            self.virtual_size = Size(self._wrap_width, self.row_count)
+            self.virtual_size = Size(self._rows.width, self.row_count)
         else:
             height = len(self._lines) + (1 if self.partial else 0)
             self.virtual_size = Size(self._width + 1 + self._gutter(), height)
@@ -224,8 +170,7 @@ class LogView(ScrollView, can_focus=False):
     def row_count(self) -> int:
         if not self.wrap:
             return len(self._lines) + (1 if self.partial else 0)
-        held = (self._row_ends[-1] if self._row_ends else self._row_base) - self._row_base
-        return held + self._partial_rows
+        return self._rows.count
 
     def _gutter(self) -> int:
         return TIME_COLUMNS if self.show_times else 0
@@ -240,7 +185,7 @@ class LogView(ScrollView, can_focus=False):
         self._update_size()
 
     def _line_rows(self, absolute: int, plain: str, cells: int) -> int:
-        width = self._wrap_width
+        width = self._rows.width
         if cells <= width:
             return 1
         if plain.isascii():
@@ -250,19 +195,17 @@ class LogView(ScrollView, can_focus=False):
     def _count_partial_rows(self) -> int:
         if not self.partial:
             return 0
-        if self._partial_map is None:
-            self._partial_map = CellMap(self._partial_plain)
-        return self._partial_map.rows(self._wrap_width)
+        return self._cache.partial_cells(self._partial_plain).rows(self._rows.width)
 
     def _rebuild_rows(self) -> None:
         """Rows per line for the current width (wrap mode); O(lines), long lines aside."""
-        self._wrap_width = self._content_width()
+        self._rows.width = self._content_width()
         ends, total = [], 0
         for offset, (plain, cells) in enumerate(zip(self._plain, self._cells, strict=True)):
             total += self._line_rows(self.base + offset, plain, cells)
             ends.append(total)
-        self._row_ends, self._row_base = ends, 0
-        self._partial_rows = self._count_partial_rows()
+        self._rows.restart(ends)
+        self._rows.partial = self._count_partial_rows()
 
     def locate(self, row: int) -> tuple[int, int] | None:
         """(line within the window, row within that line) of virtual row `row`."""
@@ -270,22 +213,11 @@ class LogView(ScrollView, can_focus=False):
             return None
         if not self.wrap:
             return (row, 0) if row < len(self._lines) + (1 if self.partial else 0) else None
-        target = self._row_base + row
-        index = bisect_right(self._row_ends, target)
-        if index < len(self._row_ends):
-            start = self._row_ends[index - 1] if index else self._row_base
-            return index, target - start
-        within = target - (self._row_ends[-1] if self._row_ends else self._row_base)
-        return (len(self._lines), within) if within < self._partial_rows else None
+        return self._rows.locate(row, len(self._lines))
 
     def first_row(self, line: int) -> int:
         """The virtual row where window line `line` starts."""
-        if not self.wrap:
-            return line
-        if line <= 0:
-            return 0
-        ends = self._row_ends
-        return (ends[min(line, len(ends)) - 1] if ends else self._row_base) - self._row_base
+        return self._rows.first_row(line) if self.wrap else line
 
     def watch_wrap(self, was_wrapped: bool, wrap: bool) -> None:
         """Keep the line at the top of the view where it was."""
@@ -293,12 +225,13 @@ class LogView(ScrollView, can_focus=False):
         if wrap:
             self._rebuild_rows()
         else:
-            self._row_ends, self._row_base, self._partial_rows = [], 0, 0
+            self._rows.restart([])
+            self._rows.partial = 0
         self._update_size()
         self._quietly(lambda: self.jump(self.first_row(anchor), x=0))
 
     def on_resize(self) -> None:
-        if self.wrap and self._content_width() != self._wrap_width:
+        if self.wrap and self._content_width() != self._rows.width:
             anchor = self._line_at(round(self.scroll_y), True)
             self._rebuild_rows()
             self._update_size()
@@ -311,65 +244,32 @@ class LogView(ScrollView, can_focus=False):
         return place[0] if place is not None else len(self._lines)
 
     # -- search ------------------------------------------------------------------------
-    def _needle(self) -> tuple[str, bool]:
-        """Smart case: an all-lowercase query ignores case."""
-        query = self.query_text
-        return (query, False) if query != query.lower() else (query, True)
-
-    def _search_from(self, first_abs: int) -> None:
-        needle, fold = self._needle()
-        needle = needle.lower() if fold else needle
-        for offset, plain in enumerate(self._plain[first_abs - self.base :]):
-            line_no = first_abs + offset
-            spans = find_all(plain.lower() if fold else plain, needle)
-            if spans:
-                self._by_line[line_no] = spans
-                self.matches.extend((line_no, s, e) for s, e in spans)
-
-    def _drop_matches_before(self, first_abs: int) -> None:
-        if not self.matches or self.matches[0][0] >= first_abs:
-            return
-        kept = [m for m in self.matches if m[0] >= first_abs]
-        self.current = max(-1, self.current - (len(self.matches) - len(kept)))
-        if self.current < 0 and kept:
-            self.current = 0
-        self.matches = kept
-        self._by_line = {k: v for k, v in self._by_line.items() if k >= first_abs}
-
     def search(self, query: str, near_line: int | None = None) -> None:
         """Find every match; the current one is the last at or above `near_line` (absolute)."""
-        self.query_text = query
-        self.matches, self._by_line, self.current = [], {}, -1
-        if query:
-            self._search_from(self.base)
-        if self.matches:
-            target = self.base + len(self._lines) if near_line is None else near_line
-            above = [i for i, m in enumerate(self.matches) if m[0] <= target]
-            self.current = above[-1] if above else 0
+        self._matches.search(query, self._plain, self.base, near_line)
         self.refresh()
 
     def step_match(self, delta: int) -> None:
-        if self.matches:
-            self.current = (self.current + delta) % len(self.matches)
+        if self._matches.step(delta):
             self.refresh()
 
     def current_match_line(self) -> int | None:
         """The current match's line within the window."""
-        if 0 <= self.current < len(self.matches):
-            return self.matches[self.current][0] - self.base
-        return None
+        match = self._matches.current_match()
+        return None if match is None else match[0] - self.base
 
     def show_current_match(self) -> None:
         """Scroll so the current match is on screen: its row centred, its columns in view."""
-        if not 0 <= self.current < len(self.matches):
+        match = self._matches.current_match()
+        if match is None:
             return
-        absolute, start, end = self.matches[self.current]
+        absolute, start, end = match
         line = absolute - self.base
         cells = self._map_for(absolute, self._plain[line])
         width = self._content_width()
         height = self.scrollable_content_region.height
         if self.wrap:
-            starts = cells.row_starts(self._wrap_width)
+            starts = cells.row_starts(self._rows.width)
             row = self.first_row(line) + bisect_right(starts, start) - 1
             self.jump(row - height // 2)
             return
@@ -427,29 +327,13 @@ class LogView(ScrollView, can_focus=False):
     # -- drawing -----------------------------------------------------------------------
     def _text(self, absolute: int, line: int) -> Text:
         if line >= len(self._lines):
-            if self._partial_text is None:
-                self._partial_text = make_text(self.partial)
-            return self._partial_text
-        text = self._texts.get(absolute)
-        if text is None:
-            text = make_text(self._lines[line])
-            if len(self._texts) >= TEXT_CACHE:
-                self._texts.clear()
-            self._texts[absolute] = text
-        return text
+            return self._cache.partial_text(self.partial)
+        return self._cache.text(absolute, self._lines[line])
 
     def _map_for(self, absolute: int, plain: str) -> CellMap:
         if absolute >= self.base + len(self._lines):
-            if self._partial_map is None:
-                self._partial_map = CellMap(self._partial_plain)
-            return self._partial_map
-        cells = self._maps.get(absolute)
-        if cells is None:
-            cells = CellMap(plain)
-            if len(self._maps) >= TEXT_CACHE:
-                self._maps.clear()
-            self._maps[absolute] = cells
-        return cells
+            return self._cache.partial_cells(self._partial_plain)
+        return self._cache.cells(absolute, plain)
 
     def render_line(self, y: int) -> Strip:
         strip = self._render_text_row(y)
@@ -478,7 +362,7 @@ class LogView(ScrollView, can_focus=False):
         text = self._text(absolute, line)
         lead = 0
         if self.wrap:
-            starts = self._map_for(absolute, plain).row_starts(self._wrap_width)
+            starts = self._map_for(absolute, plain).row_starts(self._rows.width)
             start = starts[row] if row < len(starts) else len(plain)
             end = starts[row + 1] if row + 1 < len(starts) else len(plain)
         elif plain.isascii():
@@ -489,22 +373,14 @@ class LogView(ScrollView, can_focus=False):
         piece.stylize_before(base_style)
         if partial:
             piece.stylize(self.get_component_rich_style("log-view--partial"))
-        spans = self._by_line.get(absolute)
-        if spans:
-            self._highlight(piece, absolute, spans, start, end)
+        marks = self._matches.marks(absolute, start, end)
+        if marks:
+            match: Style = self.get_component_rich_style("log-view--match")
+            for first, last, current in marks:
+                style = match
+                if current:
+                    style = self.get_component_rich_style("log-view--current-match")
+                piece.stylize(style, first, last)
         segments = list(piece.render(self.app.console))
         strip = Strip(segments or [Segment("", base_style)], piece.cell_len)
         return strip.crop_extend(lead, lead + width, base_style)
-
-    def _highlight(
-        self, text: Text, absolute: int, spans: list[tuple[int, int]], first: int, last: int
-    ) -> None:
-        match: Style = self.get_component_rich_style("log-view--match")
-        current = self.matches[self.current] if 0 <= self.current < len(self.matches) else None
-        for start, end in spans:
-            if end <= first or start >= last:
-                continue
-            style = match
-            if current == (absolute, start, end):
-                style = self.get_component_rich_style("log-view--current-match")
-            text.stylize(style, max(start, first) - first, min(end, last) - first)
