@@ -30,7 +30,7 @@ class Lifecycle:
 
     def __init__(
         self,
-        directory: str,
+        directory: Path,
         registry: Registry,
         supervisor: Supervisor,
         kill: Callable[[str], Awaitable[object]],
