@@ -2,68 +2,39 @@
 
 The facade composes what does the work, each owning its state: the `Registry` (records
 on disk, merged with peers'), the `Supervisor` (launching shims, one link per job, the
-reconcile of own jobs), the `Controller` (send, resize, wait, kill, adopt, clear) and the
-`LogReader`. Every public method takes typed arguments and checks them itself
-(`arguments`); the tool vocabularies (`engine/tools/`) are adapters over these methods.
+reconcile of own jobs), the `Controller` (send, resize, wait, kill, adopt, clear), the
+`LogReader`, the `Lifecycle` (open, heartbeat, close) and the `Subscribers`. Every
+public method takes typed arguments and checks them itself (`arguments`); the tool
+vocabularies (`engine/tools/`) are adapters over these methods.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import signal as signal_module
-import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import procs, restarts, sessions
-from .arguments import (
-    check,
-    check_env,
-    check_size,
-    check_start,
-    check_time,
-    compile_regex,
-    resolve_cwd,
-)
+from . import procs, restarts, starting
+from .arguments import check, check_time, compile_regex
 from .callschema import MAX_SEARCH
 from .config import Config, resolve_registry_dir
 from .control import Controller
 from .exitfiles import ExitInfo
 from .follower import LOG_END, LogFollower
+from .lifecycle import Lifecycle
 from .logsearch import SearchResult
 from .model import JobEvent, JobRecord, now_ms
-from .newjob import kept_for_restart, new_record
-from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
+from .paths import RegistryPaths
 from .reading import LogReader
 from .reconcile import finish
 from .registry import Registry
 from .resources import JobUsage, UsageSampler
-from .results import (
-    InvalidArgument,
-    JobError,
-    KillResult,
-    LogPage,
-    LogsResult,
-    ReadSince,
-    Refused,
-    UnknownJob,
-)
+from .results import InvalidArgument, KillResult, LogPage, LogsResult, ReadSince, UnknownJob
+from .subscribers import Subscriber, Subscribers
 from .supervision import Supervisor
 
 if TYPE_CHECKING:
     from .waiting import WaitResult
-
-Subscriber = Callable[[JobEvent], None]
-
-
-WINDOWS = sys.platform == "win32"
-DETACH_REFUSAL = (
-    "detached jobs are not supported on Windows: start it with detached=false, "
-    "run the session under WSL, or hand the work to a subagent"
-)
 
 
 class JobManager:
@@ -88,25 +59,22 @@ class JobManager:
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
         for warning in self.config.warnings:
             self.registry.report(warning)
+        self._subscribers = Subscribers()
+        self.registry.on_change = lambda: self._subscribers.announce(
+            JobEvent("registry-changed", "", "", "")
+        )
         self.supervisor = Supervisor(
             self.registry,
             self.paths,
             self.config,
             persistent=persistent,
             settle=self.settle,
-            publish=self._publish,
+            publish=self._subscribers.publish,
         )
         self._control = Controller(self)
         self._reader = LogReader(self.paths, self.config)
         self._usage = UsageSampler()
-        self.registry.on_change = lambda: self._announce(JobEvent("registry-changed", "", "", ""))
-        self._subscribers: list[Subscriber] = []
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._opened = False
-        self._closed = False
-        self._marker_written = False
-        if persistent:  # its marker matters only while it claims a dead session's file
-            self.registry.before_claim = self._write_marker
+        self._life = Lifecycle(self.dir, self.registry, self.supervisor, self._control.kill_quietly)
 
     # -- lifecycle ---------------------------------------------------------------
     async def __aenter__(self) -> JobManager:
@@ -125,96 +93,21 @@ class JobManager:
         (`wait`, `send`, `resize`, `kill` of that job). Nothing is written unless
         something changed.
         """
-        if self._opened:
-            return
-        try:
-            ensure_private_dir(Path(self.dir))
-        except UnsafeRegistryDir as exc:
-            raise JobError(str(exc), "registry_dir") from exc
-        self._opened = True
-        self.supervisor.attach_all = attach
-        # The marker first: a peer must never see our file without seeing us alive (a
-        # persistent session's file says so itself: it writes its marker when it claims).
-        # On a full disk neither write is fatal (reads must work); both are retried.
-        if not self.persistent:
-            self._write_marker()
-        try:
-            self.registry.load(now_ms())
-        except OSError as exc:  # adopting a dead session's file needs a write: later
-            self.registry.unwritable(exc)
-        await self.supervisor.reconcile()
-        self.registry.save_if_dirty()  # a read-only call writes nothing it did not change
-        self._spawn(self._heartbeat())
-        self._spawn(self.supervisor.reconcile_loop())
+        await self._life.open(attach)
 
     def install_signal_handlers(self) -> None:
         """SIGTERM / SIGHUP close the session (own jobs killed, registry written), then exit."""
-        loop = asyncio.get_running_loop()
-        for signum in (signal_module.SIGTERM, signal_module.SIGHUP):
-            loop.add_signal_handler(signum, self._on_terminate, signum)
-
-    def _on_terminate(self, signum: int) -> None:
-        async def terminate() -> None:
-            with contextlib.suppress(Exception):
-                await self.close()
-            signal_module.signal(signum, signal_module.SIG_DFL)
-            os.kill(os.getpid(), signum)
-
-        self._terminating = asyncio.get_running_loop().create_task(terminate())
+        self._life.install_signal_handlers()
 
     async def close(self, kill_jobs: bool | None = None) -> None:
-        if self._closed or not self._opened:
-            return
-        self._closed = True
-        if kill_jobs is None:
-            kill_jobs = not self.persistent
-        if kill_jobs:
-            victims = [r.id for r in self.registry.own_running() if not r.detached]
-            await asyncio.gather(*(self._control.kill_quietly(job_id) for job_id in victims))
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)  # none left pending
-        await self.supervisor.close()
-        self.registry.save()
-        if self._marker_written:
-            sessions.remove_marker(self.paths, self.session_id)
-        if not self.persistent:  # only this process wrote our file: its lock goes too
-            self.registry.lock_path.unlink(missing_ok=True)
-
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _heartbeat(self) -> None:
-        interval = min(self.config.session_ttl_ms / 3, 5000) / 1000
-        while True:
-            await asyncio.sleep(interval)
-            if self._marker_written or not self.persistent:
-                self._write_marker()
-            self.registry.save_if_dirty()
-
-    def _write_marker(self) -> None:
-        try:
-            sessions.write_marker(self.paths, self.session_id, now_ms(), persistent=self.persistent)
-            self._marker_written = True
-        except OSError as exc:
-            self.registry.unwritable(exc)
+        """Kill own attached jobs (`kill_jobs`, default: unless persistent), stop the loops,
+        write the registry, remove the marker."""
+        await self._life.close(kill_jobs)
 
     # -- events ------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback` with each JobEvent; returns the unsubscribe function."""
-        self._subscribers.append(callback)
-        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
-
-    def _publish(self, kind: str, record: JobRecord) -> None:
-        self._announce(JobEvent.of(kind, record))
-
-    def _announce(self, event: JobEvent) -> None:
-        for callback in list(self._subscribers):
-            with contextlib.suppress(Exception):
-                callback(event)
+        return self._subscribers.subscribe(callback)
 
     # -- the one settle path -----------------------------------------------------
     def settle(self, record: JobRecord, info: ExitInfo | None) -> None:
@@ -227,7 +120,7 @@ class JobManager:
         self.registry.prune()
         self.registry.save()
         self.supervisor.announce_finish(record.id)
-        self._publish("job-finished", record)
+        self._subscribers.publish("job-finished", record)
 
     # -- queries -----------------------------------------------------------------
     def find(self, job_id: str) -> JobRecord | None:
@@ -339,42 +232,21 @@ class JobManager:
         the record holds the names (`env_names`). `restart_of` names the job this one
         restarts (`restart` sets it).
         """
-        timeout_ms = check_start(command, label, stdin, timeout_ms, wake, detached)
-        if tty:
-            check_size(cols, rows)
-        check("id", restart_of)
-        cwd = resolve_cwd(cwd, self.cwd)
-        env = check_env(env)
-        await self.open()
-        if detached is None:
-            detached = self.config.detached_by_default
-            if WINDOWS:
-                detached = False
-        elif detached and WINDOWS:
-            raise Refused(DETACH_REFUSAL, "detached")
-        try:
-            job_id = self.registry.reserve_id(now_ms())
-        except OSError as exc:  # a full disk: nothing started, nothing recorded
-            raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
-        record = new_record(
-            self.paths,
-            job_id,
-            self.session_id,
+        return await starting.start(
+            self,
             command,
             label=label,
-            cwd=cwd or self.cwd,
-            detached=detached,
-            wake=self.config.wake_on_finish if wake is None else wake,
             stdin=stdin,
-            tty=tty,
             timeout_ms=timeout_ms,
-            env=env,
+            wake=wake,
+            detached=detached,
+            cwd=cwd,
+            tty=tty,
             cols=cols,
             rows=rows,
+            env=env,
             restart_of=restart_of,
         )
-        with kept_for_restart(self.paths, record, env, cols, rows):
-            return await self.supervisor.launch(record, cols=cols, rows=rows, env=env)
 
     async def restart(self, job_id: str) -> JobRecord:
         """Kill the job if it runs (the normal grace), then start it again as a new job.

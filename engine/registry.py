@@ -1,10 +1,8 @@
 """The merged job table of one session: its own records (written only by it) and its peers'.
 
-Adoption of a dead session is a claim by rename: `registry-<h>.json` is renamed to
-`registry-<h>.json.adopting-<mine>`; exactly one racer's rename succeeds. The winner
-merges the records into its own file (durably) and only then removes the claim (or
-keeps it as `.corrupt-<ms>` when something in it could not be carried over), so a
-crash in between leaves a claim file that the next session adopts in turn.
+A dead session's file is adopted by a claim by rename (`adoption`); our own file is
+merged with what other processes of this session wrote, under their shared lock
+(`ownfile`); a peer's record is shown settled without writing it (`peerview`).
 
 A take-over of a live session's job writes the record (with `takenFrom`) into our file,
 then removes it from the old owner's file under that session's lock; the old owner's
@@ -13,23 +11,14 @@ processes see it gone from their file and let it go (`take_lost`).
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:  # Windows: one process per session there
-    fcntl = None  # type: ignore[assignment]
-
-from . import procs, reservations, sessions
-from .bounds import MAX_COUNTER, in_range
+from . import adoption, jobids, reservations
+from .cleanup import delete_job_files, remove_stale_temp_files
 from .config import Config
-from .exitfiles import read_exit
-from .model import JobRecord, JobStatus, outcome
+from .model import JobRecord
 from .ownership import (
     FINISHED_CEILING,
     TAKEN_FROM,
@@ -38,36 +27,24 @@ from .ownership import (
     remove_from_file,
     taken_from,
 )
-from .paths import (
-    MAX_JOB_NUMBER,
-    RegistryPaths,
-    claim_base,
-    claimer,
-    job_number,
-    session_hash,
-)
-from .reconcile import launching
-from .safefiles import UnsafeFile
-from .sanitize import last_line
+from .ownfile import OwnFile, merge_own, pruned_field
+from .paths import RegistryPaths, claim_base, job_number
+from .peerview import settle_view
 from .store import (
     CorruptRegistry,
     Listing,
     RegistryFile,
     clone_record,
-    encode_json,
     encode_registry,
     load_all,
     quarantine,
     read_cached,
-    read_registry,
-    write_bytes_atomic,
 )
 
 __all__ = ["Registry", "prefer"]
 
 PEER_REFRESH_S = 0.5
 JOB_FILE_SCAN_S = 5.0  # how often a refresh also looks for job files that are FIFOs or links
-STALE_TMP_S = 60.0
 MAX_PROBLEMS = 1000  # distinct problems remembered (each is reported once)
 _OWN_FIELDS = ("persistent", "pruned")  # top-level extras of our own file, rewritten each time
 
@@ -89,9 +66,7 @@ class Registry:
         self._scanned_at = 0.0  # when job files were last looked at for FIFOs and links
         self._deleted: set[str] = set()
         self._on_disk: set[str] = set()  # own ids in the file as we last read or wrote it
-        self._written: tuple[int, int, int] | None = None  # that file's inode, size, mtime
-        self._disk_raw = b""  # and its bytes: a write that would change nothing is skipped
-        self._lock_depth = 0
+        self._file = OwnFile(self.own_path, self.lock_path, paths.root)
         self.adopted: list[JobRecord] = []  # adopted since the last take_adopted()
         self.lost: list[str] = []  # own ids another process removed (cleared, taken over)
         self.problems: list[str] = []  # every distinct problem, in order, each once
@@ -100,7 +75,6 @@ class Registry:
         self._pruned_here = 0  # pruned by this process since it last wrote
         self._cache: dict = {}  # parsed files, by name, keyed on inode/size/mtime
         self._listing = Listing()  # the directory's registry names, while it is unchanged
-        self._encoded_memo: dict[str, tuple[tuple, bytes]] = {}  # id -> (fields, JSON)
         self.before_claim: Callable[[], object] | None = None  # called before a claim's rename
         # A glance (engine.glance) reads without changing anything: what a load would
         # change (an adoption, its own file kept and rewritten) is only noted in `due`.
@@ -141,7 +115,7 @@ class Registry:
 
         Returns the problems this load found (each is also queued for take_problems).
         """
-        self._remove_stale_temp_files()
+        remove_stale_temp_files(self.paths.root)
         loaded = load_all(self.paths.root, self._cache)
         self._scanned_at = time.monotonic()
         fresh = [p for p in loaded.problems if self.report(p)]
@@ -149,10 +123,10 @@ class Registry:
         if own is not None:
             self.counter = max(self.counter, own.counter)
             self._own_unknown = {k: v for k, v in own.unknown.items() if k not in _OWN_FIELDS}
-            self._pruned_disk = _pruned_field(own)
+            self._pruned_disk = pruned_field(own)
             for record in own.jobs:
                 self._own[record.id] = clone_record(record)
-            self._written, self._disk_raw = own.key, own.raw
+            self._file.read_as(own)
             if own.lossy and self.read_only:
                 self.due.append(f"{own.path.name}: rewrite")
             elif own.lossy:  # our next write would drop what could not be read: keep it
@@ -177,7 +151,7 @@ class Registry:
             return
         scan = time.monotonic() - self._scanned_at > JOB_FILE_SCAN_S
         # our own file was merged just above; parsed again only if someone changed it
-        own = self.own_path.name if _file_key(self.own_path) == self._written else None
+        own = None if self._file.changed() else self.own_path.name
         loaded = load_all(
             self.paths.root, self._cache, check_job_files=scan, known=own, listing=self._listing
         )
@@ -190,7 +164,7 @@ class Registry:
 
     def refresh_own(self) -> None:
         """Merge our file if another process wrote it (a stat when nothing changed)."""
-        if _file_key(self.own_path) != self._written:
+        if self._file.changed():
             self._merge_from_disk()
 
     def _absorb(self, files: list[RegistryFile], now_ms: int) -> None:
@@ -199,7 +173,7 @@ class Registry:
             if file.path == self.own_path:
                 continue
             self.counter = max(self.counter, file.counter)
-            if self._adoptable(file, now_ms):
+            if adoption.adoptable(self.paths, self.config, self.session_id, file, now_ms):
                 if self.read_only:
                     self.due.append(f"{file.path.name if file.path else '?'}: adopt")
                 elif self._adopt(file):
@@ -212,7 +186,7 @@ class Registry:
                 current = peers.get(record.id)
                 peers[record.id] = record if current is None else prefer(current, record, "")
         for record in peers.values():
-            self._view_settle(record)
+            settle_view(self.paths, record, self.report)
         self._peers = peers
         view = tuple(
             (r.id, r.status, r.finished_at, r.stopping_at, r.session_id, r.label)
@@ -227,39 +201,17 @@ class Registry:
         if self.on_change is not None:
             self.on_change()
 
-    def _adoptable(self, file: RegistryFile, now_ms: int) -> bool:
-        if file.path is None:
-            return False
-        claimed_by = claimer(file.path.name)
-        if claimed_by is not None:  # a claim whose claimer died before finishing
-            if claimed_by == session_hash(self.session_id):
-                return True
-            marker = sessions.read_marker(self.paths.marker_file_of(claimed_by))
-            return not sessions.marker_alive(marker, now_ms, self.config.session_ttl_ms)
-        if file.unknown.get("persistent") is True:
-            return False  # a command-line session: no process stays alive, by design
-        return not sessions.session_alive(
-            self.paths, file.session_id, now_ms, self.config.session_ttl_ms
-        )
-
     def _adopt(self, file: RegistryFile) -> bool:
         """Claim a dead session's file by rename and take its records; False if we lost."""
         assert file.path is not None
-        mine = session_hash(self.session_id)
-        base = claim_base(file.path.name)
-        claim = self.paths.claim(file.path, self.session_id)
         if self.before_claim is not None:
             self.before_claim()  # e.g. a persistent session's marker: a peer sees us alive
-        try:
-            if file.path != claim:
-                os.rename(file.path, claim)
-            claimed = read_registry(claim)
-        except (FileNotFoundError, CorruptRegistry, UnsafeFile):
-            return False  # another session won the race (or the file went away)
-        except OSError:
+        won = adoption.claim(self.paths, file.path, self.session_id)
+        if won is None:
             return False
+        claim, claimed = won
         self.counter = max(self.counter, claimed.counter)
-        merged = self._merged_by_claimer(file.path.name, mine)
+        merged = adoption.merged_by_claimer(self.paths, file.path.name, self.session_id)
         for record in claimed.jobs:
             if record.id in merged:
                 continue  # its dead claimer wrote it into its own file: one owner only
@@ -271,31 +223,8 @@ class Registry:
             self._peers.pop(record.id, None)
             self.adopted.append(record)
         self.persist()
-        if claimed.lossy:  # something in it was not carried over: keep the original
-            kept = quarantine(claim, base)
-            reasons = [*claimed.shape, *(f"skipped an entry: {r}" for r in claimed.skipped)]
-            if kept:
-                self.report(
-                    f"{base}: adopted, but not everything in it could be carried over "
-                    f"({'; '.join(reasons)[:200]}); original kept as {kept.name}"
-                )
-        else:
-            claim.unlink(missing_ok=True)
-        if claimed.session_id:
-            sessions.remove_marker(self.paths, claimed.session_id)
-            self.paths.persist_lock(claimed.session_id).unlink(missing_ok=True)
+        adoption.release(self.paths, claim, claim_base(file.path.name), claimed, self.report)
         return True
-
-    def _merged_by_claimer(self, name: str, mine: str) -> set[str]:
-        """Ids a claim's dead claimer had already merged into its own file before dying."""
-        claimed_by = claimer(name)
-        if claimed_by is None or claimed_by == mine:
-            return set()
-        try:
-            own = read_registry(self.paths.registry_file_of(claimed_by))
-        except (OSError, CorruptRegistry):
-            return set()
-        return {record.id for record in own.jobs}
 
     def take_adopted(self) -> list[JobRecord]:
         adopted, self.adopted = self.adopted, []
@@ -305,50 +234,6 @@ class Registry:
         """Own ids that other processes removed from our file since the last call."""
         lost, self.lost = self.lost, []
         return lost
-
-    def _view_settle(self, record: JobRecord) -> None:
-        """Show a peer's finished job as finished, without writing anything of theirs."""
-        if not record.running:
-            return
-        info = read_exit(self.paths, record.id, record.status_path, problems=self.report)
-        if info is not None:
-            status, code, sig = outcome(
-                info.exit_status, info.reason, info.signal, procs.signal_name
-            )
-            record.status, record.exit_code, record.signal = status, code, sig
-            record.exit_status, record.end_reason = info.exit_status, info.reason
-            record.finished_at = info.finished_at or record.started_at
-            line = last_line(info.tail) if info.tail else ""
-            if line:
-                record.last_line = line
-        elif record.pid is None and record.shim_pid is None:
-            # Recorded before its shim reported ready: running while it may still come up
-            # or its shim listens (its owner fills the pids in); unknown after that.
-            if not launching(record, int(time.time() * 1000)) and not (
-                self.paths.socket(record.id).exists()
-            ):
-                record.status = JobStatus.UNKNOWN
-                record.finished_at = record.finished_at or record.started_at
-        elif not procs.same_process(record.pid, record.start_token) and not procs.same_process(
-            record.shim_pid, record.shim_token
-        ):
-            record.status = JobStatus.UNKNOWN
-            record.finished_at = record.finished_at or record.started_at
-
-    def _remove_stale_temp_files(self) -> None:
-        now = time.time()
-        try:
-            names = os.listdir(self.paths.root)
-        except FileNotFoundError:
-            return
-        for name in names:
-            if name.startswith(".") and name.endswith(".tmp"):
-                path = self.paths.root / name
-                try:
-                    if now - path.lstat().st_mtime > STALE_TMP_S:
-                        path.unlink()
-                except OSError:
-                    continue
 
     def get(self, job_id: str) -> JobRecord | None:
         return self._own.get(job_id) or self._peers.get(job_id)
@@ -370,44 +255,18 @@ class Registry:
         Every file counts, this session's own included as it is on disk (another
         process of this session may have committed an id since we read it). A racer
         may have committed n and released its lock between our read and our lock; its
-        file then shows n (or a counter past it), and we move on. A number whose log,
-        status or end file exists is never handed out, so a start never touches an
-        earlier job's files. Past the last possible id, the lowest free number is used.
+        file then shows n (or a counter past it), and we move on (`jobids`). A number
+        whose log, status or end file exists is never handed out, so a start never
+        touches an earlier job's files.
         """
         self.refresh_peers(now_ms, force=True)
-        with self._locked():
+        with self._file.locked():
             self._merge_from_disk()
         used = {job_number(r.id) for r in self.all()} | reservations.scan(self.paths, now_ms)
-        while True:
-            first = max([self.counter, *(n + 1 for n in used)])
-            wrapped = first > MAX_JOB_NUMBER
-            job_id = reservations.reserve(
-                self.paths, 1 if wrapped else first, self.session_id, used
-            )
-            if job_id is None:
-                raise RuntimeError("no free job id: every j<n> is taken")
-            number = job_number(job_id)
-            if not self._committed_anywhere(number, wrapped, used):
-                self.counter = max(self.counter, min(number + 1, MAX_COUNTER))
-                return job_id
-            reservations.release(self.paths, job_id)
-            used.add(number)
-
-    def _committed_anywhere(self, number: int, wrapped: bool, used: set[int]) -> bool:
-        """`number` is in some file, or (counting upwards) some file's counter is past it.
-
-        Every number the files hold is added to `used`, so a retry skips them all.
-        """
-        taken = False
-        for file in load_all(self.paths.root, self._cache, check_job_files=False).files:
-            numbers = {job_number(r.id) for r in file.jobs}
-            used |= numbers
-            if number in numbers:
-                taken = True
-            elif not wrapped and file.counter > number:
-                self.counter = max(self.counter, file.counter)
-                taken = True
-        return taken
+        job_id, self.counter = jobids.reserve_free(
+            self.paths, self.session_id, self.counter, used, self._cache
+        )
+        return job_id
 
     # -- writing -----------------------------------------------------------------
     def add(self, record: JobRecord) -> None:
@@ -429,23 +288,15 @@ class Registry:
         return record
 
     def remove(self, ids: list[str]) -> list[JobRecord]:
-        with self._locked():
+        with self._file.locked():
             self._merge_from_disk()  # a record another process cleared or took is not ours
             removed = [self._own.pop(i) for i in ids if i in self._own]
             self._deleted.update(r.id for r in removed)
             if removed:
                 self.persist()
         for record in removed:
-            self._delete_files(record)
+            delete_job_files(self.paths, record)
         return removed
-
-    def _delete_files(self, record: JobRecord) -> None:
-        for path in self.paths.job_files(record.id):
-            path.unlink(missing_ok=True)
-        log = self.paths.inside(record.log_path)
-        if log is not None:
-            log.unlink(missing_ok=True)
-            Path(str(log) + ".1").unlink(missing_ok=True)
 
     def prune(self) -> list[JobRecord]:
         """Own finished records beyond `max_jobs` whose results were reported, oldest first.
@@ -460,7 +311,7 @@ class Registry:
         for record in victims:
             del self._own[record.id]
             self._deleted.add(record.id)
-            self._delete_files(record)
+            delete_job_files(self.paths, record)
         if unreported:
             ids = ", ".join(r.id for r in victims[-unreported:][:20])
             self.report(
@@ -505,7 +356,7 @@ class Registry:
         Finished records past `max_jobs` are pruned here (see prune). A write that
         would leave the file byte for byte as it is is skipped.
         """
-        with self._locked():
+        with self._file.locked():
             self._merge_from_disk()
             self.prune()
             extra: dict = {"persistent": True} if self.persistent else {}
@@ -513,102 +364,36 @@ class Registry:
                 extra["pruned"] = self.pruned
             jobs = sorted(self._own.values(), key=lambda r: r.number)
             payload = encode_registry(
-                {**self._own_unknown, **extra}, self.session_id, self.counter, self._encoded(jobs)
+                {**self._own_unknown, **extra},
+                self.session_id,
+                self.counter,
+                self._file.encoded(jobs),
             )
-            if payload != self._disk_raw or _file_key(self.own_path) != self._written:
-                write_bytes_atomic(self.own_path, payload)
-                self._written = _file_key(self.own_path)
-                self._disk_raw = payload
+            self._file.write(payload)
             self._on_disk = set(self._own)
             self._pruned_disk, self._pruned_here = self.pruned, 0
         self._dirty = False
 
-    def _encoded(self, records: list[JobRecord]) -> list[bytes]:
-        """Each record's JSON, encoded again only when one of its fields changed."""
-        memo = self._encoded_memo
-        fresh: dict[str, tuple[tuple, bytes]] = {}
-        out: list[bytes] = []
-        for record in records:
-            snapshot = (tuple(record.__dict__.values()), dict(record.unknown))
-            known = memo.get(record.id)
-            if known is not None and known[0] == snapshot:
-                encoded = known[1]
-            else:
-                encoded = encode_json(record.to_json())
-            fresh[record.id] = (snapshot, encoded)
-            out.append(encoded)
-        self._encoded_memo = fresh
-        return out
-
     def _merge_from_disk(self) -> None:
-        """Another process of this session (a command-line call) wrote since we did: merge.
-
-        Records it started are kept, records it cleared (or a take-over removed) stay
-        gone and are listed in `lost`, a settled record beats a running one; our record
-        objects are updated in place (callers hold them).
-        """
-        if _file_key(self.own_path) in (None, self._written):
+        """Another process of this session (a command-line call) wrote since we did: merge
+        (`merge_own`); what it removed is listed in `lost`."""
+        if not self._file.rewritten():
             return
         try:
             fresh = read_cached(self.own_path, self._cache)
         except (OSError, CorruptRegistry):
             return  # gone, refused or corrupt: the next load reports and quarantines it
         self.counter = max(self.counter, fresh.counter)
-        self._pruned_disk = _pruned_field(fresh)
+        self._pruned_disk = pruned_field(fresh)
         disk = {record.id: record for record in fresh.jobs}
-        for job_id, theirs in disk.items():
-            if job_id in self._deleted:
-                continue
-            mine = self._own.get(job_id)
-            if mine is None:
-                self._own[job_id] = clone_record(theirs)
-                self._peers.pop(job_id, None)
-                continue
-            seen = mine.seen or theirs.seen
-            if prefer(mine, theirs, self.session_id) is theirs:
-                for field in dataclasses.fields(mine):
-                    setattr(mine, field.name, getattr(theirs, field.name))
-                mine.unknown = dict(theirs.unknown)
-            mine.seen = seen
-        for job_id in list(self._own):
-            if job_id not in disk and job_id in self._on_disk:
-                # Another process of this session cleared or pruned it, or a take-over
-                # moved it to another session's file (where we now see it as a peer's).
-                del self._own[job_id]
-                self.lost.append(job_id)
+        self.lost += merge_own(
+            self._own,
+            self._peers,
+            disk,
+            deleted=self._deleted,
+            on_disk=self._on_disk,
+            session_id=self.session_id,
+        )
         self._on_disk = set(disk)
-        self._written, self._disk_raw = fresh.key, fresh.raw
+        self._file.read_as(fresh)
         self._changed()
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        """An exclusive flock shared by the processes of this session; re-entrant."""
-        if self._lock_depth or fcntl is None or not self.paths.root.is_dir():
-            self._lock_depth += 1
-            try:
-                yield
-            finally:
-                self._lock_depth -= 1
-            return
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.lock_path, flags, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._lock_depth = 1
-            yield
-        finally:
-            self._lock_depth = 0
-            os.close(fd)
-
-
-def _pruned_field(file: RegistryFile) -> int:
-    value = file.unknown.get("pruned")
-    return value if isinstance(value, int) and in_range(value, 0, MAX_COUNTER) else 0
-
-
-def _file_key(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)

@@ -8,8 +8,7 @@ import signal
 
 import pytest
 
-from jobs_tui.engine import Config, JobManager, Refused
-from jobs_tui.engine import manager as manager_module
+from jobs_tui.engine import Config, JobManager, Refused, starting
 from jobs_tui.engine.model import JobStatus
 from jobs_tui.engine.protocol import ENV_OWNER_POLL
 from jobs_tui.engine.tools import JobTools
@@ -123,7 +122,7 @@ async def test_a_second_session_counts_and_reports_only_its_own(registry_dir: st
 
 
 async def test_windows_refuses_detached_with_the_alternatives(registry_dir, monkeypatch):
-    monkeypatch.setattr(manager_module, "WINDOWS", True)
+    monkeypatch.setattr(starting, "WINDOWS", True)
     async with JobManager(registry_dir=registry_dir, config=Config(detached_by_default=True)) as jm:
         details = await JobTools(jm).call({"action": "start", "command": "true", "detached": True})
         assert "detached=false" in details["error"] and "WSL" in details["error"]
