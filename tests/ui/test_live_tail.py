@@ -178,8 +178,9 @@ async def test_a_busy_jobs_tail_is_redrawn_with_the_lists_tick_not_on_its_own(lo
                 await pilot.pause(0.1)
         assert text_of(tail)[-1:] == ["line 39"]  # taken as written
         redraws, elapsed = tail.redraws - began, time.monotonic() - started
-        # one per 2 s tick (and one more at most), not per write (40) or per 0.5 s (8+)
-        assert 1 <= redraws <= elapsed / 2 + 1, (redraws, elapsed)
+        # one per 2 s tick (a window of T seconds holds up to T/2 + 1 of them, by phase) and
+        # at most one more from a late tick's fallback; not per write (40) or per 0.5 s (8+)
+        assert 1 <= redraws <= elapsed / 2 + 2, (redraws, elapsed)
 
 
 def test_last_lines_start_keeps_the_last_lines_and_the_one_in_progress():
