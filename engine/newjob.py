@@ -13,6 +13,15 @@ from .sanitize import sanitize_line
 
 if TYPE_CHECKING:
     from .paths import RegistryPaths
+    from .registry import Registry
+
+
+def reserve_id(registry: Registry) -> str:
+    """A fresh job id; a full disk is a JobError naming `command` (nothing started yet)."""
+    try:
+        return registry.reserve_id(now_ms())
+    except OSError as exc:
+        raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
 
 
 def new_record(

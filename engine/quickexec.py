@@ -23,7 +23,7 @@ from .exitfiles import ExitInfo, read_exit
 from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
 from .model import JobRecord, now_ms
-from .newjob import kept_for_restart, new_record
+from .newjob import kept_for_restart, new_record, reserve_id
 from .outputnews import take_output
 from .protocol import EV_EXIT, EV_STATE, OP_WATCH, exit_info_fields, previous_of
 from .reconcile import finish
@@ -92,10 +92,7 @@ class QuickExec:
             check_size(cols, rows)
         cwd = resolve_cwd(cwd, self.cwd)
         env = check_env(env)
-        try:
-            job_id = self.registry.reserve_id(now_ms())
-        except OSError as exc:  # a full disk: nothing started, nothing recorded
-            raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
+        job_id = reserve_id(self.registry)
         record = new_record(
             self.paths,
             job_id,

@@ -7,9 +7,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from .arguments import check, check_env, check_size, check_start, resolve_cwd
-from .model import JobRecord, now_ms
-from .newjob import kept_for_restart, new_record
-from .results import JobError, Refused
+from .model import JobRecord
+from .newjob import kept_for_restart, new_record, reserve_id
+from .results import Refused
 
 if TYPE_CHECKING:
     from .manager import JobManager
@@ -51,10 +51,7 @@ async def start(
             detached = False
     elif detached and WINDOWS:
         raise Refused(DETACH_REFUSAL, "detached")
-    try:
-        job_id = jm.registry.reserve_id(now_ms())
-    except OSError as exc:  # a full disk: nothing started, nothing recorded
-        raise JobError(f"could not reserve a job id: {exc.strerror or exc}", "command") from exc
+    job_id = reserve_id(jm.registry)
     record = new_record(
         jm.paths,
         job_id,
