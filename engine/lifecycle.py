@@ -44,6 +44,7 @@ class Lifecycle:
         self.supervisor = supervisor
         self._kill = kill  # an own job, quietly: what close does to the attached ones
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._terminating: asyncio.Task[None] | None = None  # a SIGTERM/SIGHUP's close
         self._opened = False
         self._closed = False
         self._marker_written = False
