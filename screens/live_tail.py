@@ -26,7 +26,7 @@ from jobs_tui.engine import JobError
 from jobs_tui.engine.sanitize import sanitize_log
 
 from .log_lines import LineAssembler
-from .log_view import plain_of
+from .log_text import plain_of
 from .terminal_replay import LivePump, open_terminal, term_size
 
 if TYPE_CHECKING:
