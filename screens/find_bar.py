@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
 
 from .css import stylesheet
+from .field_bar import FieldBar
 
 
 def count_text(current: int, total: int, query: str) -> Content:
@@ -18,7 +18,7 @@ def count_text(current: int, total: int, query: str) -> Content:
     return Content.styled(f"{current + 1} of {total}", "bold")
 
 
-class FindBar(Horizontal):
+class FindBar(FieldBar):
     """Hidden until `/`; the screen owns the search itself."""
 
     DEFAULT_CSS = stylesheet("find_bar.tcss")
@@ -36,17 +36,3 @@ class FindBar(Horizontal):
 
     def show_count(self, current: int, total: int, query: str) -> None:
         self.query_one("#jobs-find-count", Static).update(count_text(current, total, query))
-
-    @property
-    def is_open(self) -> bool:
-        return self.has_class("-open")
-
-    def open(self) -> None:
-        """Shown, with its field focused."""
-        self.add_class("-open")
-        self.input.focus()
-
-    def close(self) -> None:
-        """Hidden and emptied; the screen drops its search and takes the keys back."""
-        self.remove_class("-open")
-        self.input.value = ""

@@ -6,7 +6,6 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
@@ -15,6 +14,7 @@ from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
 from .css import stylesheet
+from .field_bar import FieldBar
 
 
 def matches(record: JobRecord, text: str) -> bool:
@@ -46,7 +46,7 @@ class FilterInput(Input):
 LIST_PLACEHOLDER = "filter jobs by id, label or command (Enter: keep, Esc: clear)"
 
 
-class ListFilter(Horizontal):
+class ListFilter(FieldBar):
     """Hidden until its key; the screen holds the filter text (its `filter_text` reactive).
     The list's `/` and the log pane's `&` (only matching lines) are both one."""
 
@@ -67,15 +67,6 @@ class ListFilter(Horizontal):
     @property
     def input(self) -> FilterInput:
         return self.query_one(FilterInput)
-
-    def open(self) -> None:
-        self.add_class("-open")
-        self.input.focus()
-
-    def close(self) -> None:
-        """Hide and empty the field; the screen clears its `filter_text` and the focus."""
-        self.remove_class("-open")
-        self.input.value = ""
 
     def show_count(self, shown: int, total: int) -> None:
         text = f"{shown} of {total}"
