@@ -65,6 +65,7 @@ _CORE: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
     ("start_token", "startToken", (str,), True),
 )
 _OPTIONAL_CORE = {"statusPath", "startToken"}
+_CORE_KEYS = frozenset(key for _a, key, _t, _n in _CORE)
 
 # Our extra fields, with their JSON type: readers that do not know them keep them untouched.
 _EXTRA: tuple[tuple[str, str, type], ...] = (
@@ -194,7 +195,7 @@ class JobRecord:
         if values["finished_at"] is not None:
             values["finished_at"] = int(values["finished_at"])
         record = cls(**values)
-        taken = {key for _a, key, _t, _n in _CORE}
+        taken = set(_CORE_KEYS)
         for attr, key, kind in _EXTRA:
             value = data.get(key)
             if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
