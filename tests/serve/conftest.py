@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import psutil
 import pytest
 
-from tests.cli.conftest import Cli, cli, until
+from tests.cli.conftest import ENTRY, Cli, cli, until
 
 __all__ = ["Served", "cli", "served", "until"]
 
@@ -63,10 +63,18 @@ class Served:
         return self.proc.returncode, err
 
 
-def start_server(cli: Cli, *flags: str) -> Served:
-    """`jobs-tui serve --port 0 FLAGS`, once it printed its URL."""
+def start_server(cli: Cli, *flags: str, env: dict[str, str] | None = None) -> Served:
+    """`jobs-tui serve --port 0 FLAGS` (with `env` added to the test's), once it printed its URL."""
     started = time.monotonic()
-    proc = cli.popen("serve", "--port", "0", *flags)
+    proc = subprocess.Popen(
+        [*ENTRY, "serve", "--port", "0", *flags],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**cli.env(), **(env or {})},
+        cwd=cli.cwd,
+    )
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], 30)
     first = proc.stdout.readline() if ready else ""
