@@ -1,13 +1,15 @@
 """`jobs-tui serve`: the jobs app in a browser, one app process per tab (textual-serve).
 
-The screen can kill jobs, so nobody gets in by knowing the port: every request needs
-the server's token (always set: `--token`, else a generated one), even on loopback,
+The screen can kill jobs and type into them, so nobody gets in by knowing the port:
+every request needs the server's token (always set: see `serve_token` for where it
+comes from, and why a file or the environment rather than argv), even on loopback,
 where every local user and every web page in the browser can reach the port. The URL
 printed carries it as `?token=`; the first page load moves it into a cookie (HttpOnly,
 SameSite=Strict, this port's own name) and redirects to the bare URL, so the token
 leaves the address bar; the page's websocket then carries the cookie. Scripts may send
-`Authorization: Bearer TOKEN`. No token: 401; a wrong one: 403; a websocket opened
-from another origin: 403.
+`Authorization: Bearer TOKEN`. Before the token, every request must name the bound
+address in its Host, and carry no Origin but its own (`serve_hosts`: DNS rebinding):
+403. Then no token: 401; a wrong one: 403.
 
 Each tab runs `python -m jobs_tui.app.serve_tab --app` (the `jobs-tui` app on textual's
 web driver) in its own process session, with this process's cwd, environment and
@@ -25,7 +27,6 @@ import contextlib
 import hmac
 import os
 import re
-import secrets
 import signal
 import sys
 from dataclasses import dataclass
@@ -33,11 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, VerbError
+from .serve_hosts import WILDCARDS, Hosts
 from .serve_tab import dimension
+from .serve_token import ENV as TOKEN_ENV
+from .serve_token import TOKEN_MAX, TOKEN_MIN, choose, token_problem
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
-TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
-TOKEN_MIN, TOKEN_MAX = 16, 256
 THIRD_PARTY_LINK = re.compile(r"<link[^>]*https://fonts\.googleapis\.com[^>]*>")
 
 
@@ -48,10 +50,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--port", type=_port, default=DEFAULT_PORT, help=f"0-65535 (default {DEFAULT_PORT}; 0: any)"
     )
     p.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help=f"read the secret every request needs from PATH, a file of yours that only you "
+        f"can read (chmod 600); or set {TOKEN_ENV}; default: a generated one, printed in "
+        f"the URL. A token is {TOKEN_MIN}-{TOKEN_MAX} of A-Z a-z 0-9 - _ . ~",
+    )
+    p.add_argument(
         "--token",
         type=_token,
-        help=f"the secret every request needs ({TOKEN_MIN}+ of A-Z a-z 0-9 - _ . ~; "
-        "default: a generated one, printed in the URL)",
+        help="the secret, on the command line: every local user sees it in ps (warned)",
     )
 
 
@@ -66,11 +74,9 @@ def _port(text: str) -> int:
 
 
 def _token(text: str) -> str:
-    if not TOKEN_MIN <= len(text) <= TOKEN_MAX or not set(text) <= TOKEN_CHARS:
-        raise argparse.ArgumentTypeError(
-            f"must be {TOKEN_MIN}-{TOKEN_MAX} characters of A-Z a-z 0-9 - _ . ~ "
-            f"(got {len(text)} characters)"
-        )
+    problem = token_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 
@@ -99,6 +105,7 @@ def run_verb(args: argparse.Namespace) -> int:
         if given:
             why = "each tab is a session of its own" if flag == "--session" else "it prints a URL"
             raise UsageError(f"serve takes no {flag}: {why}", flag)
+    token = choose(args.token, args.token_file).value
     cwd = os.getcwd()
     try:
         directory = resolve_registry_dir(cwd, None, Config.load(), args.registry_dir)
@@ -108,7 +115,6 @@ def run_verb(args: argparse.Namespace) -> int:
         ensure_private_dir(directory)
     except OSError as exc:
         raise unusable_registry(exc, str(directory), args.registry_dir) from exc
-    token = args.token or secrets.token_urlsafe(24)
     options = Options(args.host, args.port, token, str(directory), cwd)
     return asyncio.run(serve(options))
 
@@ -117,7 +123,7 @@ def page_url(host: str, port: int, token: str) -> str:
     """The URL to open: a wildcard address is shown as this machine's name."""
     import socket
 
-    shown = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+    shown = socket.gethostname() if host in WILDCARDS else host
     if ":" in shown:
         shown = f"[{shown}]"
     return f"http://{shown}:{port}/?token={token}"
@@ -140,6 +146,7 @@ async def serve(options: Options) -> int:
         raise listen_error(options, exc) from exc
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # --port 0
     server.cookie = f"jobs-tui-token-{port}"  # cookies are shared across a host's ports
+    server.hosts = Hosts.bound(options.host, port)
     stopped = asyncio.Event()
     how = {"code": EXIT_OK}
     loop = asyncio.get_running_loop()
@@ -179,6 +186,7 @@ class JobsServer:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.cookie = "jobs-tui-token"
+        self.hosts = Hosts.bound(options.host, options.port)  # the real port once bound
         self.services: set[Any] = set()
 
     async def make_app(self) -> Any:
@@ -225,14 +233,19 @@ class JobsServer:
 
         @web.middleware
         async def guard(request: Any, handler: Any) -> Any:
+            named = request.headers.getall("Host", [])  # not request.host: it has a default
+            authority = self.hosts.match(named[0]) if len(named) == 1 else None
+            if authority is None:
+                raise web.HTTPForbidden(text=REFUSED_HOST)
+            origins = request.headers.getall("Origin", [])
+            if origins and (len(origins) > 1 or not self.hosts.origin_ok(origins[0], authority)):
+                raise web.HTTPForbidden(text="jobs-tui serve: a request from another origin.\n")
+            request["authority"] = authority  # our spelling of the Host: the page's URLs
             presented = self._presented(request)
             if presented is None:
                 raise web.HTTPUnauthorized(text=REFUSED_NO_TOKEN)
             if not self.allowed(presented):
                 raise web.HTTPForbidden(text="jobs-tui serve: wrong token.\n")
-            origin = request.headers.get("Origin")
-            if request.path == "/ws" and origin and origin.split("://", 1)[-1] != request.host:
-                raise web.HTTPForbidden(text="jobs-tui serve: websocket from another origin.\n")
             if "token" in request.query and request.method == "GET" and request.path == "/":
                 query = {k: v for k, v in request.query.items() if k != "token"}
                 target = request.rel_url.with_query(query)
@@ -256,11 +269,11 @@ class JobsServer:
             font_size = int(request.query.get("fontsize", "16"))
         except ValueError:
             font_size = 16
-        origin = f"{request.scheme}://{request.host}"
+        authority = request["authority"]  # the bound address as we spell it, not the Host
         context = {
             "font_size": max(6, min(font_size, 64)),
-            "app_websocket_url": origin.replace("http", "ws", 1) + "/ws",
-            "config": {"static": {"url": f"{origin}/static/"}},
+            "app_websocket_url": f"ws://{authority}/ws",
+            "config": {"static": {"url": f"http://{authority}/static/"}},
             "application": {"name": "jobs-tui"},
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)
@@ -300,6 +313,10 @@ class JobsServer:
         return len(services)
 
 
+REFUSED_HOST = (
+    "jobs-tui serve: this server answers only to the address it is bound to (the Host "
+    "header named another). Open the URL `jobs-tui serve` printed.\n"
+)
 REFUSED_NO_TOKEN = (
     "jobs-tui serve: this server needs its token. Open the URL `jobs-tui serve` printed "
     "(it ends in ?token=...), or send `Authorization: Bearer TOKEN`.\n"

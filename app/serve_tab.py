@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .errors import EXIT_ERROR, EXIT_USAGE
+from .serve_token import ENV as TOKEN_ENV
 
 if TYPE_CHECKING:
     from .serve import Options
@@ -44,12 +45,14 @@ def tab_app_class() -> type:
             self.options = options
 
         async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
+            env = self._build_environment(width=width, height=height)
+            env.pop(TOKEN_ENV, None)  # `choose` took it out already; never pass it on
             self._process = process = await asyncio.create_subprocess_exec(
                 *self.options.app_command(),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=self._build_environment(width=width, height=height),
+                env=env,
                 cwd=self.options.cwd,
                 start_new_session=True,  # the terminal's Ctrl-C is the server's to handle
             )
