@@ -22,6 +22,7 @@ generated (`secrets.token_urlsafe`) and printed only in the URL on stdout.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -105,6 +106,8 @@ def read_token_file(path: str) -> str:
     try:
         fd = os.open(path, flags)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # made a symlink since the lstat
+            raise refuse("is a symlink; name the file itself") from None
         raise refuse(exc.strerror or str(exc)) from None
     try:
         info = os.fstat(fd)
