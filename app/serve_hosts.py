@@ -70,11 +70,9 @@ class Hosts:
     @classmethod
     def bound(cls, host: str, port: int) -> Hosts:
         """The names for `--host host` bound on `port` (the real one, after `--port 0`)."""
-        names = list(LOOPBACK)
+        names = [*LOOPBACK, _spelled(host)]  # `0.0.0.0` too: Linux browsers reach it
         if host in WILDCARDS:
             names.extend(_this_machine())
-        else:
-            names.append(_spelled(host))
         return cls(tuple(dict.fromkeys(n for n in names if n)), port)
 
     def match(self, header: str | None) -> str | None:

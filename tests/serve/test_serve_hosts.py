@@ -153,6 +153,12 @@ def test_a_wildcard_bind_answers_to_this_machines_name_only(cli) -> None:
         ("127.0.0.1", "[fe80::1%25lo]:8765", None),
         ("192.0.2.7", "evil.example:8765", None),
         ("127.0.0.1", None, None),
+        ("0.0.0.0", "0.0.0.0:8765", "0.0.0.0:8765"),
+        ("0.0.0.0", "localhost:8765", "localhost:8765"),
+        ("0.0.0.0", "evil.example:8765", None),
+        ("::", "[::]:8765", "[::]:8765"),
+        ("::", "[::1]:8765", "[::1]:8765"),
+        ("::", "evil.example:8765", None),
     ],
 )
 def test_which_host_headers_name_the_bound_address(bind, header, named) -> None:
@@ -187,3 +193,20 @@ def test_an_origin_must_be_the_pages_own(origin, ok) -> None:
     from jobs_tui.app.serve_hosts import Hosts
 
     assert Hosts.bound("127.0.0.1", 8765).origin_ok(origin, "127.0.0.1:8765") is ok
+
+
+def test_a_wildcard_bind_answers_to_this_machines_name_and_addresses() -> None:
+    import psutil
+
+    from jobs_tui.app.serve_hosts import Hosts
+
+    for wildcard in ("0.0.0.0", "::"):
+        hosts = Hosts.bound(wildcard, 8765)
+        name = socket.gethostname().lower()
+        assert hosts.match(f"{socket.gethostname()}:8765") == f"{name}:8765"
+        for entries in psutil.net_if_addrs().values():
+            for entry in entries:
+                if entry.family == socket.AF_INET:
+                    assert hosts.match(f"{entry.address}:8765") == f"{entry.address}:8765"
+        if name != "localhost":  # not bound there
+            assert Hosts.bound("127.0.0.1", 8765).match(f"{name}:8765") is None
