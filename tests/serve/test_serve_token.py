@@ -75,7 +75,7 @@ def test_every_permission_bit_for_group_or_others_is_refused(tmp_path) -> None:
     from jobs_tui.app.errors import UsageError
     from jobs_tui.app.serve_token import read_token_file
 
-    path = tmp_path / "token"  # read_token_file's own check, not the path's length
+    path = tmp_path / "token"
     path.write_text(TOKEN + "\n")
     for bit in (0o040, 0o020, 0o010, 0o004, 0o002, 0o001):
         path.chmod(0o600 | bit)
@@ -85,6 +85,37 @@ def test_every_permission_bit_for_group_or_others_is_refused(tmp_path) -> None:
             read_token_file(str(path))
     path.chmod(0o400)  # read-only for us is private too
     assert read_token_file(str(path)) == TOKEN
+
+
+@pytest.mark.parametrize("swap", ["symlink", "file"])
+def test_a_token_file_swapped_after_its_check_is_not_read(tmp_path, monkeypatch, swap) -> None:
+    """Between the lstat and the open, another file takes the name: it is refused, unread."""
+    from jobs_tui.app.errors import UsageError
+    from jobs_tui.app.serve_token import read_token_file
+
+    monkeypatch.chdir(tmp_path)
+    private = Path("token")
+    private.write_text(TOKEN + "\n")
+    private.chmod(0o600)
+    planted = Path("planted")
+    planted.write_text("planted-token-0123456789abcdef\n")
+    planted.chmod(0o600)
+    real_open = os.open
+
+    def swapping_open(name, flags, *rest):
+        if name == "token":
+            os.unlink("token")
+            if swap == "symlink":
+                os.symlink("planted", "token")
+            else:
+                os.rename("planted", "token")
+        return real_open(name, flags, *rest)
+
+    monkeypatch.setattr(os, "open", swapping_open)
+    with pytest.raises(UsageError) as refusal:
+        read_token_file("token")
+    says = "is a symlink" if swap == "symlink" else "was replaced while it was being opened"
+    assert str(refusal.value).startswith(f"--token-file 'token': {says}"), refusal.value
 
 
 def test_a_token_file_that_is_a_symlink_is_refused(cli) -> None:
