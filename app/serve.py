@@ -186,7 +186,7 @@ class JobsServer:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.cookie = "jobs-tui-token"
-        self.hosts = Hosts.bound(options.host, options.port)  # the real port once bound
+        self.hosts = Hosts((), 0)  # no name at all until `serve` knows the bound port
         self.services: set[Any] = set()
 
     async def make_app(self) -> Any:
