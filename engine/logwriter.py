@@ -10,7 +10,8 @@ import os
 import time
 
 from .protocol import base_of, times_of
-from .timeindex import TimeIndexWriter, unlink_quietly
+from .regdir import RegDir
+from .timeindex import TimeIndexWriter
 
 MiB = 1024 * 1024
 _FILE_MODE = 0o600
@@ -20,12 +21,31 @@ DISK_FULL = "disk full"
 
 
 class LogWriter:
-    """Append-only segment writer with rotation at `max_bytes` (0 = unbounded)."""
+    """Append-only segment writer with rotation at `max_bytes` (0 = unbounded).
 
-    def __init__(self, live: str, previous: str, max_bytes: int, chunk: int = MiB) -> None:
-        self.live = live
+    Every file is opened, renamed and removed by name inside `directory` (the verified
+    registry directory fd, see regdir; opened from `live`'s directory when not given),
+    never by path: a swap of the directory cannot redirect a write or a tail read.
+    """
+
+    def __init__(
+        self,
+        live: str,
+        previous: str,
+        max_bytes: int,
+        chunk: int = MiB,
+        directory: RegDir | None = None,
+    ) -> None:
+        if os.path.dirname(previous) != os.path.dirname(live):
+            raise ValueError(f"{previous} is not beside {live}")
+        self._own_dir = directory is None
+        self.dir = directory or RegDir.open(os.path.dirname(live))
+        self.live = live  # paths, for readers and messages; the names below are opened
         self.previous = previous
         self.base = base_of(live)
+        self.live_name = os.path.basename(live)
+        self.previous_name = os.path.basename(previous)
+        self.base_name = os.path.basename(self.base)
         self.max_bytes = max(0, int(max_bytes))
         self.total = 0  # bytes accepted since the writer opened
         self.rotations = 0
@@ -38,11 +58,11 @@ class LogWriter:
         self._view: memoryview | None = None
         self._fd = -1
         self._fd = self._open()
-        self.times = TimeIndexWriter(times_of(live))
+        self.times = TimeIndexWriter(times_of(live), directory=self.dir)
 
     def _open(self) -> int:
-        try:
-            fd = os.open(self.live, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+        try:  # O_NOFOLLOW (regdir): a planted symlink is refused, never written through
+            fd = self.dir.open_file(self.live_name, os.O_WRONLY | os.O_CREAT, _FILE_MODE)
         except OSError as exc:
             if exc.errno not in FULL:
                 raise
@@ -51,16 +71,15 @@ class LogWriter:
         st = os.fstat(fd)
         os.lseek(fd, 0, os.SEEK_END)
         self.size = st.st_size
-        tmp = f"{self.base}.{os.getpid()}.tmp"
         try:
-            with open(tmp, "w", opener=lambda p, f: os.open(p, f, _FILE_MODE)) as fh:
-                fh.write(f"{st.st_ino} {self.total - self.size}\n")
-            os.replace(tmp, self.base)
+            self.dir.write_atomic(
+                self.base_name, f"{st.st_ino} {self.total - self.size}\n".encode()
+            )
         except OSError as exc:  # a full disk: readers fall back to the segment sizes
             if exc.errno not in FULL:
+                os.close(fd)
                 raise
             self._full()
-            unlink_quietly(tmp)
         return fd
 
     # -- a full disk: the job must never stall or die because its log cannot grow ----------
@@ -94,12 +113,9 @@ class LogWriter:
         self._fd = -1
         # Unlink, then rename: renaming over an existing file makes ext4 flush the
         # renamed file to disk at once, which costs a fifth of the shim's time.
-        if os.path.exists(self.live):
-            try:
-                os.unlink(self.previous)
-            except FileNotFoundError:
-                pass
-            os.rename(self.live, self.previous)
+        if self.dir.is_file(self.live_name):
+            self.dir.unlink(self.previous_name)
+            self.dir.rename(self.live_name, self.previous_name)
         else:  # the live segment was deleted by hand: its bytes are gone, .log.1 stays
             self.lost_bytes += self.size
         self._fd = self._open()
@@ -160,7 +176,7 @@ class LogWriter:
         if self._fd < 0:
             return False
         try:
-            if os.fstat(self._fd).st_nlink > 0 and os.path.exists(self.live):
+            if os.fstat(self._fd).st_nlink > 0 and self.dir.is_file(self.live_name):
                 return False
         except OSError:
             pass
@@ -172,14 +188,16 @@ class LogWriter:
         """The last `size` bytes written, across the rotation boundary (we alone rotate)."""
         parts: list[bytes] = []
         want = size
-        for path in (self.live, self.previous):
-            try:
-                with open(path, "rb") as fh:
-                    end = fh.seek(0, os.SEEK_END)
-                    fh.seek(max(0, end - want))
-                    chunk = fh.read(want)
-            except FileNotFoundError:
+        for name in (self.live_name, self.previous_name):
+            try:  # by name in our directory, O_NOFOLLOW, ours: never a planted link's target
+                fd = self.dir.open_file(name, os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:
                 continue
+            try:
+                end = os.fstat(fd).st_size
+                chunk = os.pread(fd, min(want, end), max(0, end - want))
+            finally:
+                os.close(fd)
             parts.insert(0, chunk)
             want -= len(chunk)
             if want <= 0:
@@ -191,3 +209,5 @@ class LogWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        if self._own_dir:
+            self.dir.close()

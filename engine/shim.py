@@ -30,6 +30,7 @@ from .protocol import (
     OP_STATE,
     OP_WATCH,
 )
+from .regdir import open_registry
 from .shimexit import EndingMixin
 from .shimjson import dumps, loads
 from .shimserver import EVENT_READ, EVENT_WRITE, Client, ControlServer, make_selector
@@ -50,7 +51,9 @@ class Shim(EndingMixin):
     def __init__(self, spec: dict) -> None:
         self.spec = spec
         self.sel = make_selector()
-        self.server = ControlServer(self.sel, spec["socket"], self.handle)
+        # The registry directory, opened once and verified; every file is opened in it.
+        self.dir, self.exit_names, socket_dir = open_registry(spec)
+        self.server = ControlServer(self.sel, spec["socket"], self.handle, socket_dir)
         self.child_pid = 0
         self.exit_status: int | None = None
         self.reason: str | None = None
@@ -82,7 +85,7 @@ class Shim(EndingMixin):
         self.lost_bytes = 0
         self.reported_lost = 0
         self.log_checked = 0.0
-        self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"])
+        self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"], directory=self.dir)
         self.capacity = PIPE_SIZE  # bytes the job can write before it blocks on us
 
     # -- setup -----------------------------------------------------------------
@@ -373,7 +376,11 @@ def main(argv: list[str]) -> int:
         os._exit(0)
     os.setsid()
     set_child_subreaper()
-    shim = Shim(spec)
+    try:
+        shim = Shim(spec)
+    except Exception as exc:  # an unsafe registry directory, a log that cannot be opened
+        report(ready_fd, {"error": f"{type(exc).__name__}: {exc}"})
+        return 1
     try:
         # The owner first: from here on its death is noticed, before the job exists.
         owner = spec.get("ownerPid"), spec.get("ownerToken"), spec.get("ownerPoll")

@@ -2,7 +2,7 @@
 exit status on disk, and the moment the whole tree is gone. Stdlib only (the shim's).
 
 Mixed into `Shim`, whose state it shares (child_pid, exit_status, reason, spec, server,
-log, sel, out_fd, ...).
+log, sel, out_fd, dir, exit_names, ...).
 """
 
 import os
@@ -20,22 +20,6 @@ STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried ag
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, data)  # atomic by rename; no fsync, which would delay the exit event
-        os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        for undo in (lambda: os.close(fd), lambda: os.unlink(tmp)):
-            try:  # no contextlib: the shim imports as little as it can
-                undo()
-            except OSError:
-                pass
-        raise
 
 
 class EndingMixin:
@@ -129,8 +113,12 @@ class EndingMixin:
         """`<id>.end` then `<id>.status`. On a full disk, kept here (and in our `state`
         replies) and retried: the shim does not exit before the exit code is on disk."""
         try:
-            write_atomic(self.spec["end"], dumps(self.exit_message()).encode())
-            write_atomic(self.spec["status"], str(self.exit_status).encode())
+            # By name in the verified registry directory fd (regdir): O_EXCL temporary
+            # files of unguessable names, renamed in place; a swapped directory or a
+            # planted `.tmp` symlink is never written through.
+            end, status = self.exit_names
+            self.dir.write_atomic(end, dumps(self.exit_message()).encode())
+            self.dir.write_atomic(status, str(self.exit_status).encode())
         except OSError:
             self.status_retry_at = time.monotonic() + STATUS_RETRY_S
             return

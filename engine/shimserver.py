@@ -10,6 +10,7 @@ import os
 import select
 import sys
 
+from .regdir import RegDir
 from .shimjson import dumps, loads
 
 TYPE_CHECKING = False  # not `typing`: the shim imports this module and must start fast
@@ -118,22 +119,31 @@ class ControlServer:
         sel: "PollSelector",
         path: str,
         handle: "Callable[[Client, dict], dict | None]",
+        directory: "RegDir | None" = None,
     ) -> None:
         self.sel = sel
         self.path = path
+        self.name = os.path.basename(path)
+        # The socket's directory, held open: the registry's (given), or the private
+        # runtime directory (opened and verified at listen). Bind and unlink go by name
+        # in it, so a swapped directory or a planted link never moves either.
+        self.dir = directory
+        self._own_dir = directory is None
         self.handle = handle
         self.clients: dict[int, Client] = {}
         self.sock: _socket.socket | None = None
 
     def listen(self) -> None:
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        if self.dir is None:
+            self.dir = RegDir.open(os.path.dirname(self.path))
+        self.dir.unlink(self.name)
         server = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is 0600 from birth
         try:
-            server.bind(self.path)
+            self.dir.bind(server, self.name)
+        except BaseException:
+            server.close()
+            raise
         finally:
             os.umask(old)
         server.listen(16)
@@ -231,7 +241,8 @@ class ControlServer:
                 pass
             client.sock.close()
         self.clients.clear()
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
+        if self.dir is not None and self.sock is not None:  # ours only once we bound it
+            self.dir.unlink(self.name, quiet=True)
+        if self._own_dir and self.dir is not None:
+            self.dir.close()
+            self.dir = None

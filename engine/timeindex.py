@@ -20,6 +20,8 @@ import time
 from _bisect import bisect_right
 from _struct import Struct
 
+from .regdir import RegDir, temp_name
+
 RECORD = Struct("<QQ")
 INTERVAL_MS = 100
 MAX_RECORDS = 8192  # 128 KiB on disk
@@ -33,20 +35,27 @@ ENV_BENCH_OFF = "JOBS_TUI_BENCH_NO_TIME_INDEX"
 class TimeIndexWriter:
     """The shim's side: `note(offset)` before each write of output; never raises."""
 
-    def __init__(self, path: str, clock=time.time) -> None:
+    def __init__(self, path: str, clock=time.time, directory: RegDir | None = None) -> None:
         self.path = path
+        self.name = os.path.basename(path)
+        self._own_dir = directory is None  # opened here, closed here (tests; the shim gives one)
+        self.dir = directory
         self.clock = clock
         self.interval_ms = INTERVAL_MS
         self.pairs: list[int] = []  # offset, ms, offset, ms, ...
         self.last_ms = -INTERVAL_MS
         self.off = os.environ.get(ENV_BENCH_OFF) == "1"
-        self.fd = -1 if self.off else self._open(os.O_TRUNC)
+        self.fd = -1
+        if not self.off:
+            if self.dir is None:
+                self.dir = RegDir.open(os.path.dirname(path) or ".")
+            self.fd = self._open(os.O_TRUNC)
 
     def _open(self, extra: int = 0) -> int:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | extra
-        try:
-            return os.open(self.path, flags, _FILE_MODE)
-        except OSError:  # a full disk, a vanished directory: the log matters, not this
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | extra
+        try:  # by name in the verified directory, O_NOFOLLOW (see regdir)
+            return self.dir.open_file(self.name, flags, _FILE_MODE)
+        except OSError:  # a full disk, a planted link: the log matters, not this
             return -1
 
     def note(self, offset: int) -> None:
@@ -87,9 +96,9 @@ class TimeIndexWriter:
         self._rewrite()
 
     def _rewrite(self) -> None:
-        tmp = f"{self.path}.{os.getpid()}.tmp"
+        tmp = temp_name(self.name)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, _FILE_MODE)
+            fd = self.dir.open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
             try:
                 os.write(fd, _pack(self.pairs))
             finally:
@@ -97,10 +106,10 @@ class TimeIndexWriter:
             # Not over the old file: ext4 flushes a file renamed over another at once
             # (auto_da_alloc), which cost the zeros workload ~8% (the log's rotation
             # unlinks first for the same reason). A reader in between finds no index: None.
-            unlink_quietly(self.path)
-            os.rename(tmp, self.path)
+            self.dir.unlink(self.name, quiet=True)
+            self.dir.rename(tmp, self.name)
         except OSError:
-            unlink_quietly(tmp)
+            self.dir.unlink(tmp, quiet=True)
             return
         if self.fd >= 0:
             os.close(self.fd)
@@ -110,6 +119,9 @@ class TimeIndexWriter:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+        if self._own_dir and self.dir is not None:
+            self.dir.close()
+            self.dir = None
 
 
 def _pack(pairs: list[int]) -> bytes:
