@@ -139,7 +139,8 @@ def test_follow_text_reports_every_gap_byte_for_byte(cli: Cli):
     assert outcome.decode().startswith("✓ j1 "), outcome
     numbers = _check_lines(body + b"\n" if body else b"", total)
     reported = [int(m.group(1)) for m in GAP.finditer(err)]
-    assert err.strip().splitlines() == [f"jobs-tui: {n} bytes rotated away unread" for n in reported]
+    said = [f"jobs-tui: {n} bytes rotated away unread" for n in reported]
+    assert err.strip().splitlines() == said
     assert reported, "the follower was stopped through a burst: a gap must be reported"
     assert len(numbers) * WIDTH + sum(reported) == total * WIDTH
     assert sorted(reported) == sorted(_gaps(numbers, total))
@@ -188,5 +189,7 @@ def test_follow_256_mib_through_1_mib_rotation(cli: Cli):
     reported = [int(m.group(1)) for m in GAP.finditer(err)]
     assert len(numbers) * WIDTH + sum(reported) == total * WIDTH
     assert sorted(reported) == sorted(_gaps(numbers, total))
-    print(f"delivered {len(numbers)} of {total} lines, {len(reported)} gaps, "
-          f"{sum(reported)} bytes reported skipped, {time.monotonic() - started:.1f} s")
+    print(
+        f"delivered {len(numbers)} of {total} lines, {len(reported)} gaps, "
+        f"{sum(reported)} bytes reported skipped, {time.monotonic() - started:.1f} s"
+    )

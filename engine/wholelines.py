@@ -1,0 +1,99 @@
+"""`WholeLines`: a log followed for a reader that prints it: whole lines, every gap said.
+
+A `LogFollower` hands out raw bytes and counts those that rotated away before it read
+them (`skipped`). A reader that prints what it reads (`logs --follow`, text or JSON)
+needs two more things, or a gap forges a line that was never written (the end of one
+line glued to the start of another):
+
+- after a gap, the rest of the line it cut is dropped up to the next newline, and
+  counted with the gap (its start is gone);
+- while more output is coming, an unfinished last line is held back (its end could
+  rotate away before the next read) until the log rests: a read that finds the end
+  where it was `rest_s` ago shows it as it is (a prompt has no newline). A rest that
+  short of a writer that then outruns the reader can still cut such a line: only then
+  does a delivered line end in a gap.
+
+So each line delivered was written whole, and delivered + skipped = written, byte for
+byte: the position only ever moves by what was delivered or counted as skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .follower import READ_CAP, LogFollower, complete_sequences
+from .sanitize import sanitize_log
+
+REST_S = 0.15  # an unfinished last line is shown once the log has not grown for this long
+
+
+@dataclass
+class Delivery:
+    """One read's worth: sanitized text, and the bytes before it that were lost."""
+
+    text: str  # sanitized, whole lines (and, at rest or at the job's end, the unfinished one)
+    raw: int  # bytes of the log that `text` was made of
+    skipped: int  # bytes before them that rotated away unread, the cut line's rest included
+    offset: int  # absolute position where the next read starts
+    end: int  # absolute end of the log when read
+    more: bool  # the log held more than this read took (read again at once)
+
+
+class WholeLines:
+    """Wraps a follower; `read` never blocks for long and never returns a spliced line."""
+
+    def __init__(
+        self, follower: LogFollower, *, keep_sgr: bool = False, rest_s: float = REST_S
+    ) -> None:
+        self.log = follower
+        self.keep_sgr = keep_sgr
+        self.rest_s = rest_s
+        self._resync = False  # a gap cut a line: drop up to the next newline
+        self._held_at: int | None = None  # the log's end when a partial line was held back
+        self._held_since = 0.0  # time.monotonic() when the end was first seen there
+
+    @property
+    def position(self) -> int:
+        return self.log.position
+
+    def read(self, running: bool, cap: int = READ_CAP) -> Delivery:
+        """Up to `cap` bytes on from the position; `running`: more output may come.
+
+        Raises JobError (the log is gone or refused), as `LogFollower.read` does.
+        """
+        got = self.log.read(cap)
+        data = got.data
+        skipped = got.skipped
+        if skipped:
+            self._resync = True
+        drop = 0
+        if self._resync:
+            newline = data.find(b"\n")
+            drop = len(data) if newline < 0 else newline + 1
+            self._resync = newline < 0
+            if not running:
+                self._resync = False
+        skipped += drop
+        body = data[drop:]
+        more = got.offset + len(data) < got.end
+        keep = len(body) if not running else self._keep(body, more, got.end)
+        self.log.position = got.offset + drop + keep
+        text = sanitize_log(body[:keep].decode("utf-8", "replace"), keep_sgr=self.keep_sgr)
+        return Delivery(text, keep, skipped, self.log.position, got.end, more)
+
+    def _keep(self, body: bytes, more: bool, end: int) -> int:
+        """How much of `body` a running job's reader takes now (see the module docstring)."""
+        cut = body.rfind(b"\n") + 1
+        if cut == len(body):
+            self._held_at = None
+            return cut
+        if cut == 0 and more:  # one line longer than a read: in pieces, never held forever
+            return complete_sequences(body) or len(body)
+        now = time.monotonic()
+        if self._held_at != end:
+            self._held_at, self._held_since = end, now
+        elif cut == 0 and now - self._held_since >= self.rest_s:  # at rest: show it as it is
+            self._held_at = None
+            return complete_sequences(body)
+        return cut
