@@ -26,6 +26,8 @@ from .follower import READ_CAP, LogFollower, complete_sequences
 from .sanitize import sanitize_log
 
 REST_S = 0.15  # an unfinished last line is shown once the log has not grown for this long
+WIDEN_LIMIT = 16 * 1024 * 1024  # a read widens this far to end on a newline; longer lines
+# go out in pieces (the one case where a later gap can cut a delivered line)
 
 
 @dataclass
@@ -62,21 +64,23 @@ class WholeLines:
 
         Raises JobError (the log is gone or refused), as `LogFollower.read` does.
         """
-        got = self.log.read(cap)
-        data = got.data
-        skipped = got.skipped
-        if skipped:
-            self._resync = True
-        drop = 0
-        if self._resync:
-            newline = data.find(b"\n")
-            drop = len(data) if newline < 0 else newline + 1
-            self._resync = newline < 0
-            if not running:
-                self._resync = False
-        skipped += drop
-        body = data[drop:]
-        more = got.offset + len(data) < got.end
+        start = self.log.position
+        while True:
+            got = self.log.read(cap)
+            data = got.data
+            resync = self._resync or got.skipped > 0
+            newline = data.find(b"\n") if resync else -1
+            drop = (len(data) if newline < 0 else newline + 1) if resync else 0
+            body = data[drop:]
+            more = got.offset + len(data) < got.end
+            if not (running and more and body and cap < WIDEN_LIMIT and b"\n" not in body):
+                break
+            # a line longer than `cap`: widen the read rather than hand out a piece of it
+            # that a later gap could cut
+            self.log.position = start
+            cap = min(WIDEN_LIMIT, cap * 4 + 256)
+        self._resync = resync and newline < 0 and running
+        skipped = got.skipped + drop
         keep = len(body) if not running else self._keep(body, more, got.end)
         self.log.position = got.offset + drop + keep
         text = sanitize_log(body[:keep].decode("utf-8", "replace"), keep_sgr=self.keep_sgr)
