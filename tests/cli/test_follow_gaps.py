@@ -193,3 +193,28 @@ def test_follow_256_mib_through_1_mib_rotation(cli: Cli):
         f"delivered {len(numbers)} of {total} lines, {len(reported)} gaps, "
         f"{sum(reported)} bytes reported skipped, {time.monotonic() - started:.1f} s"
     )
+
+
+def test_follow_after_a_tail_ending_mid_line_prints_that_line_once_and_whole(cli: Cli):
+    """The tail's unfinished last line is left to the follower: `abc` then `def\\n` print
+    as one line `abcdef` (before: `abc`, a newline, then `def`)."""
+    cli.ok("start", "--", "printf abc; sleep 1.5; echo def")
+    assert until(lambda: "abc" in cli.ok("logs", "j1").out, 20)
+    text = cli("logs", "j1", "--follow", timeout=30)
+    assert text.code == 0, text.err
+    body = text.out.removeprefix("No output yet.\n")
+    *output, outcome = body.splitlines()
+    assert output == ["abcdef"], text.out
+    assert outcome.startswith("✓ j1 ")
+
+
+def test_follow_json_after_a_tail_ending_mid_line_concatenates_exactly(cli: Cli):
+    cli.ok("start", "--", "printf abc; sleep 1.5; echo def")
+    assert until(lambda: "abc" in cli.ok("logs", "j1").out, 20)
+    lines = [
+        json.loads(line)
+        for line in cli.ok("logs", "j1", "--follow", "--json").out.split("\n")
+        if line
+    ]
+    assert "".join(line["logs"] for line in lines) == "abcdef\n"
+    assert not any("skipped" in line for line in lines)
