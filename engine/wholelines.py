@@ -7,11 +7,12 @@ line glued to the start of another):
 
 - after a gap, the rest of the line it cut is dropped up to the next newline, and
   counted with the gap (its start is gone);
-- while more output is coming, an unfinished last line is held back (its end could
-  rotate away before the next read) until the log rests: a read that finds the end
-  where it was `rest_s` ago shows it as it is (a prompt has no newline). A rest that
-  short of a writer that then outruns the reader can still cut such a line: only then
-  does a delivered line end in a gap.
+- while the job runs, an unfinished last line is held back (its end could rotate away
+  before the next read) for `rest_s`: a fast writer's line ends long before that, and
+  a line still unfinished by then (a prompt, a `\r` progress bar) is shown as it is.
+  Only a writer that leaves a line unfinished that long and then outruns the reader
+  can cut a line already shown; and a single line longer than WIDEN_LIMIT goes out
+  in pieces.
 
 So each line delivered was written whole, and delivered + skipped = written, byte for
 byte: the position only ever moves by what was delivered or counted as skipped.
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from .follower import READ_CAP, LogFollower, complete_sequences
 from .sanitize import sanitize_log
 
-REST_S = 0.15  # an unfinished last line is shown once the log has not grown for this long
+REST_S = 0.15  # an unfinished last line is shown once it has waited this long for its end
 WIDEN_LIMIT = 16 * 1024 * 1024  # a read widens this far to end on a newline; longer lines
 # go out in pieces (the one case where a later gap can cut a delivered line)
 
@@ -52,8 +53,8 @@ class WholeLines:
         self.keep_sgr = keep_sgr
         self.rest_s = rest_s
         self._resync = False  # a gap cut a line: drop up to the next newline
-        self._held_at: int | None = None  # the log's end when a partial line was held back
-        self._held_since = 0.0  # time.monotonic() when the end was first seen there
+        self._held_from: int | None = None  # where the unfinished line held back starts
+        self._held_since = 0.0  # time.monotonic() when it was first held
 
     @property
     def position(self) -> int:
@@ -81,23 +82,24 @@ class WholeLines:
             cap = min(WIDEN_LIMIT, cap * 4 + 256)
         self._resync = resync and newline < 0 and running
         skipped = got.skipped + drop
-        keep = len(body) if not running else self._keep(body, more, got.end)
+        keep = len(body) if not running else self._keep(body, more, got.offset + drop)
         self.log.position = got.offset + drop + keep
         text = sanitize_log(body[:keep].decode("utf-8", "replace"), keep_sgr=self.keep_sgr)
         return Delivery(text, keep, skipped, self.log.position, got.end, more)
 
-    def _keep(self, body: bytes, more: bool, end: int) -> int:
-        """How much of `body` a running job's reader takes now (see the module docstring)."""
+    def _keep(self, body: bytes, more: bool, at: int) -> int:
+        """How much of `body` (whose first byte is at absolute `at`) a running job's reader
+        takes now (see the module docstring)."""
         cut = body.rfind(b"\n") + 1
         if cut == len(body):
-            self._held_at = None
+            self._held_from = None
             return cut
         if cut == 0 and more:  # one line longer than a read: in pieces, never held forever
             return complete_sequences(body) or len(body)
         now = time.monotonic()
-        if self._held_at != end:
-            self._held_at, self._held_since = end, now
-        elif cut == 0 and now - self._held_since >= self.rest_s:  # at rest: show it as it is
-            self._held_at = None
+        if self._held_from != at + cut:  # a new unfinished line: hold it, from now
+            self._held_from, self._held_since = at + cut, now
+        elif cut == 0 and now - self._held_since >= self.rest_s:  # held long enough
+            self._held_from = None
             return complete_sequences(body)
         return cut

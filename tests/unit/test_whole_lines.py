@@ -102,3 +102,25 @@ def test_a_held_line_whose_end_rotated_away_is_counted_not_shown(tmp_path):
     got = lines.read(running=True)
     assert "half" not in got.text and "ne\n" not in got.text
     assert got.raw + got.skipped + 3 == 3 + 9 + 3 + 201 + 5
+
+
+def test_a_line_that_keeps_growing_is_shown_once_it_waited_long_enough(tmp_path):
+    """A `\\r` progress bar never rests, yet shows within `rest_s` of its start."""
+    import time
+
+    writer, _ = _setup(tmp_path, 0)
+    lines = WholeLines(LogFollower("j1", writer.live, writer.previous, 0), rest_s=0.2)
+    writer.write(b"10%\r")
+    assert lines.read(running=True).text == ""
+    time.sleep(0.05)
+    writer.write(b"20%\r")
+    assert lines.read(running=True).text == ""  # held: its end may still come at once
+    deadline = time.monotonic() + 5
+    shown = ""
+    while not shown and time.monotonic() < deadline:
+        writer.write(b"30%\r")
+        shown = lines.read(running=True).text
+        time.sleep(0.05)
+    assert shown, "a line that keeps growing is shown once it waited rest_s"
+    writer.write(b"done\n")
+    assert lines.read(running=True).text.endswith("done\n")
