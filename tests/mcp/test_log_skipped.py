@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import anyio
+
 from .conftest import project, serve  # noqa: F401  (project is a fixture)
 
 MAX = 1000  # bytes a log segment holds before it rotates
@@ -26,6 +28,7 @@ async def test_log_resource_reports_skipped_between_reads(project):  # noqa: F81
             first = await s.session.read_resource("jobs://job/j1/log")
             if "first line" in first.contents[0].text:
                 break
+            await anyio.sleep(0.05)
         assert "first line" in first.contents[0].text
         assert not (first.contents[0].meta or {}).get("skipped")  # a first read: a tail
         open(os.path.join(cwd, "go"), "w").close()
