@@ -49,7 +49,8 @@ class JobResources:
         self.jm = manager
         self.tools = JobTools(manager)
         self.limit = limit
-        self._read_to: dict[str, int] = {}  # job id -> where this client's last log read ended
+        # (job id, started at) -> where this client's last read of its log ended
+        self._read_to: dict[tuple[str, int], int] = {}
 
     async def listing(self) -> list[types.Resource]:
         found = [
@@ -119,7 +120,9 @@ class JobResources:
             raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": uri}) from None
         job = result.job.to_json()
         shaped = shape(result.text, self.limit)
-        skipped = self._skipped(job_id, result.retained_from, result.position)
+        skipped = self._skipped(
+            (job_id, result.job.started_at), result.retained_from, result.position
+        )
         lines = [outcome(job)]
         if skipped:
             lines.append(f"… {skipped} bytes rotated away unread since the last read")
@@ -133,16 +136,18 @@ class JobResources:
             uri=uri, mime_type=TEXT, text="\n".join(lines), _meta=meta
         )
 
-    def _skipped(self, job_id: str, retained_from: int | None, position: int | None) -> int:
+    def _skipped(
+        self, key: tuple[str, int], retained_from: int | None, position: int | None
+    ) -> int:
         """Bytes that rotated away between this client's last read of the log and this one.
 
         A subscriber re-reads the tail on each update; what it never saw but the log still
         holds it can page (`job` logs offset/limit); what rotated away is gone, and said
         (`skipped`), as `logs --follow` says it. The first read is a tail: nothing to say.
         """
-        last = self._read_to.get(job_id)
+        last = self._read_to.get(key)  # keyed by start time too: an id a new job reuses
         if position is not None:
-            self._read_to[job_id] = position
+            self._read_to[key] = position
         if last is None or retained_from is None:
             return 0
         return max(0, retained_from - last)
