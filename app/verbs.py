@@ -136,7 +136,7 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
     lines = WholeLines(jm.follow(args.id, offset))
     ended_line = True
     gap = 0  # bytes rotated away since the last text printed
-    busy = False  # the last round printed something: look again soon
+    busy = True  # the last round printed something (or none yet ran): look again soon
     while True:
         record = await jm.wait(args.id, BUSY_POLL_MS if busy else FOLLOW_POLL_MS)
         busy = False
