@@ -255,7 +255,12 @@ def _logs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lines", type=whole, help="last N lines (1-2000)")
     p.add_argument("--offset", type=whole, help="first line of a page (0-based)")
     p.add_argument("--limit", type=whole, help="lines in a page (1-1000000)")
-    p.add_argument("--follow", "-f", action="store_true", help="keep printing until it ends")
+    p.add_argument(
+        "--follow",
+        "-f",
+        action="store_true",
+        help="keep printing until it ends; output rotated away unread is said on stderr",
+    )
     p.add_argument("--since", metavar="WHEN", help="only lines written since: 5m, 90s, 2h, a time")
     p.add_argument("--timestamps", action="store_true", help="the time each line was written")
     p.add_argument("--grep", metavar="REGEX", help="only lines matching (the whole retained log)")

@@ -188,6 +188,13 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
                     "description": "logs --follow: true on every line but the last, "
                     "whose exit is the call's; the others' exit is null.",
                 },
+                "skipped": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "logs --follow: bytes of output that rotated away "
+                    "before they were read, just before this line's `logs` (absent: none). "
+                    "The `logs` of all lines plus every `skipped` is all the job wrote.",
+                },
                 "times": {
                     "type": "array",
                     "items": _or_null(_INT),

@@ -10,6 +10,7 @@ as typed. No vocabulary (`engine/tools/`) is involved.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -28,9 +29,12 @@ from .reads import emit, list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
+    from jobs_tui.engine.results import LogsResult
 
 SEND_CHUNK = 64 * 1024
-FOLLOW_POLL_MS = 200
+FOLLOW_POLL_MS = 200  # a follower's look at a quiet log
+BUSY_POLL_MS = 20  # and at one that just gave output: a writer ahead rotates less past it
+FOLLOW_CAP = 1 << 20  # bytes one read of a follower takes at most
 
 
 async def start(jm: JobManager, args: argparse.Namespace) -> int:
@@ -67,8 +71,8 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
 
         return await grep(jm, args)
     start = 0
-    if args.follow:  # the end before the tail is read: nothing written meanwhile is lost
-        start = await jm.log_end(args.id)
+    if args.follow and (args.offset is not None or args.limit is not None):
+        start = await jm.log_end(args.id)  # before the page: nothing written meanwhile is lost
     if args.offset is not None or args.limit is not None:
         jm.get(args.id)
         page = await jm.page(args.id, args.offset or 0, args.limit)
@@ -87,9 +91,14 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
             wanted["timestamps"] = True
         result = await jm.logs(args.id, args.lines, **wanted)
         details = result.details()
+        shown, times = result.lines, list(result.times)
+        if args.follow:  # on from exactly where the tail ends: nothing twice, nothing lost
+            start, cut = _follow_start(result, args.json)
+            if cut:
+                details["logs"] = details["logs"][: details["logs"].rfind("\n") + 1]
+                shown, times = shown[:-1], times[:-1]
         if args.timestamps:
-            details["times"] = list(result.times)
-            shown = result.lines
+            details["times"] = times
     if not args.follow:
         lines = human.logs_lines(details)
         if args.timestamps and details.get("logs"):
@@ -101,26 +110,50 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     return await follow(jm, args, start)
 
 
+def _follow_start(result: LogsResult, json_mode: bool) -> tuple[int, bool]:
+    """Where following goes on after a tail, and whether the tail's unfinished last line
+    is left to the follower. Text mode leaves it (printed whole, not cut by a newline
+    between tail and follow); JSON goes on right after it (the chunks concatenate)."""
+    assert result.position is not None
+    if json_mode or not result.partial_bytes:
+        return result.position, False
+    return result.position - result.partial_bytes, True
+
+
 async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
     """Print what the job writes after `offset`, until it finishes (Ctrl-C stops following).
 
     With --json, one `logs` object per batch (`exit` null, `following` true), then one
     with the final record and the exit status. A reader that left ends it at once.
-    Output that did not end its last line gets a newline, so the outcome has its own."""
+    Output that did not end its last line gets a newline, so the outcome has its own.
+
+    Bytes that rotated away before they were read are said, never silently lost: in
+    text mode `jobs-tui: N bytes rotated away unread` on stderr before what follows
+    the gap, with --json a `skipped` field (bytes) on the object after it. The lines
+    printed are whole (`WholeLines`), so printed + skipped = what the job wrote."""
+    from jobs_tui.engine.wholelines import WholeLines
+
+    lines = WholeLines(jm.follow(args.id, offset))
     ended_line = True
+    gap = 0  # bytes rotated away since the last text printed
+    busy = True  # the last round printed something (or none yet ran): look again soon
     while True:
-        record = await jm.wait(args.id, FOLLOW_POLL_MS)
+        record = await jm.wait(args.id, BUSY_POLL_MS if busy else FOLLOW_POLL_MS)
+        busy = False
         while True:
-            got = await jm.read_since(args.id, offset, 1 << 20)
-            offset = got.offset
+            got = await asyncio.to_thread(lines.read, record.running, FOLLOW_CAP)
+            gap += got.skipped
             if got.text:
+                busy = True
                 if args.json:
                     chunk = {"job": jm.get(args.id).to_json(), "logs": got.text, "following": True}
-                    jsonout.emit("logs", None, args.session, chunk)
+                    jsonout.emit("logs", None, args.session, {**chunk, **_skipped(gap)})
                 else:
+                    _say_gap(gap)
                     printing.write(got.text)
                     ended_line = got.text.endswith("\n")
-            if got.offset >= got.end:
+                gap = 0
+            if not got.more:
                 break
         if printing.stdout_closed():  # the reader left (`| grep -m1 ready`): so do we
             raise BrokenPipeError
@@ -128,7 +161,19 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
             final = {"job": record.to_json(), "logs": "", "following": False}
             if not ended_line and not args.json:
                 printing.write("\n")
+            if not args.json:
+                _say_gap(gap)
+            final.update(_skipped(gap))
             return emit(args, final, human.outcome_line(record, human.now_ms()))
+
+
+def _skipped(gap: int) -> dict[str, int]:
+    return {"skipped": gap} if gap else {}
+
+
+def _say_gap(gap: int) -> None:
+    if gap:
+        printing.err(f"jobs-tui: {gap} bytes rotated away unread")
 
 
 async def send(jm: JobManager, args: argparse.Namespace) -> int:

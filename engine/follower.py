@@ -73,7 +73,7 @@ def read_sanitized(
         capped = got.offset + len(data) < got.end
         keep = len(data)
         if running or capped:  # the rest of a cut sequence comes with the next read
-            keep = _complete_escape(data[: _complete_utf8(data)])
+            keep = complete_sequences(data)
         if keep or not capped or cap >= HOLD_LIMIT:
             break
         cap = min(HOLD_LIMIT, cap * 2 + 256)  # the cap fell inside one sequence: read more
@@ -92,6 +92,11 @@ _WHOLE_ESCAPE = re.compile(
     rb"|[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC
     rb"|[ -/]*[0-OQ-WYZ\\`a-~])"  # two-character sequences
 )
+
+
+def complete_sequences(data: bytes) -> int:
+    """Length of `data` without a trailing UTF-8 character or escape not finished yet."""
+    return _complete_escape(data[: _complete_utf8(data)])
 
 
 def _complete_escape(data: bytes) -> int:

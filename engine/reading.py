@@ -87,6 +87,7 @@ class LogReader:
             partial_bytes=partial,
             rotated_bytes=dropped,
             times=times,
+            retained_from=tail.position - tail.size,
         )
 
     def _since(
@@ -129,6 +130,7 @@ class LogReader:
             position=tail.position,
             partial_bytes=partial,
             times=_times(records, tail.position - len(data), data) if timestamps else [],
+            retained_from=tail.position - tail.size,
         )
 
     async def search(

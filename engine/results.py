@@ -62,6 +62,9 @@ class LogsResult:
     # follower re-reads it from `position` minus this, so what follows joins it
     partial_bytes: int = 0
     rotated_bytes: int = 0  # output rotated away before the retained segments (in earlier_bytes)
+    # absolute offset of the oldest byte the log still holds (a follower that was before it
+    # lost the bytes in between: they rotated away unread)
+    retained_from: int | None = None
     # with timestamps: the wall-clock ms each of `lines` was written (None where unknown)
     times: list[int | None] = field(default_factory=list)
 

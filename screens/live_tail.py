@@ -25,11 +25,15 @@ from textual.widget import Widget
 from jobs_tui.engine import JobError
 from jobs_tui.engine.sanitize import sanitize_log
 
+from .log_header import human_bytes
 from .log_lines import LineAssembler
 from .log_text import plain_of
 from .terminal_replay import LivePump, open_terminal, term_size
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from jobs_tui.engine.logs import SinceRead
     from jobs_tui.engine.model import JobRecord
 
     from .source import JobSource, LogFollow
@@ -68,13 +72,28 @@ def bottom_rows(lines: list[str]) -> list[str]:
 
 
 class TailLines:
-    """A job's last lines: complete ones, then the one being written; any split of bytes."""
+    """A job's last lines: complete ones, then the one being written; any split of bytes.
+
+    After a gap (`gap`: output rotated away before it was read) the rest of the line it
+    cut is dropped and counted, so no row is two lines spliced together."""
 
     def __init__(self, lines: list[str], keep: int = MAX_LINES) -> None:
         self.lines: deque[str] = deque((plain_of(line) for line in lines), maxlen=keep)
         self.assembler = LineAssembler()
+        self.skipped = 0  # bytes never shown: rotated away, and the lines they cut
+        self._resync = False
+
+    def gap(self, skipped: int) -> None:
+        self.assembler.reset()
+        self.skipped += skipped
+        self._resync = True
 
     def feed(self, data: bytes) -> None:
+        if self._resync:
+            cut = data.find(b"\n")
+            self._resync = cut < 0
+            self.skipped += len(data) if cut < 0 else cut + 1
+            data = data[cut + 1 :] if cut >= 0 else b""
         self.lines.extend(plain_of(line) for line in self.assembler.feed(data))
 
     def rows(self) -> list[str]:
@@ -87,6 +106,10 @@ class TermRows:
 
     def __init__(self, model: TermModel) -> None:
         self.model = model
+        self.skipped = 0  # bytes rotated away before the emulator read them
+
+    def gap(self, skipped: int) -> None:
+        self.skipped += skipped
 
     def feed(self, data: bytes) -> None:
         self.model.feed(data)
@@ -144,6 +167,7 @@ class LiveTail(Widget):
         self.stop()
         self.job_id, self.running = job_id, running
         self.feed, self.note = None, ""
+        self.border_title = "live"
         self.refresh()
         if record is not None:
             self.run_worker(
@@ -177,7 +201,7 @@ class LiveTail(Widget):
         self.refresh()
         if not running:
             return
-        pump = LivePump(log, self._took)
+        pump = LivePump(_Gaps(log, feed.gap), self._took)
         try:
             await pump.run()
         finally:
@@ -204,6 +228,8 @@ class LiveTail(Widget):
             return
         self.feed.feed(data)
         self.pending = True
+        if self.feed.skipped:  # the log pane's note, in the tail's title
+            self.border_title = f"live · skipped {human_bytes(self.feed.skipped)} to keep up"
 
     def flush(self, at_most_every: float = 0.0) -> None:
         """Redraw if output came since the last redraw. The list calls it with its own
@@ -255,3 +281,31 @@ class LiveTail(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()
+
+
+class _Gaps:
+    """A follower as `LivePump` reads it, telling `on_gap` of bytes rotated away unread
+    (the pump only counts them where it can re-open a terminal view; the tail drops the
+    line they cut and says so)."""
+
+    def __init__(self, log: LogFollow, on_gap: Callable[[int], None]) -> None:
+        self.log = log
+        self.on_gap = on_gap
+        self.path = getattr(log, "path", None)
+
+    @property
+    def position(self) -> int:
+        return self.log.position
+
+    @position.setter
+    def position(self, value: int) -> None:
+        self.log.position = value
+
+    def read(self, cap: int = TAIL_BYTES) -> SinceRead:
+        got = self.log.read(cap)
+        if got.skipped:
+            self.on_gap(got.skipped)
+        return got
+
+    def skip_to(self, position: int) -> int:
+        return self.log.skip_to(position)

@@ -5,7 +5,10 @@ which survives rotations) with the two things a screen needs: line assembly
 (`LineAssembler`: a partial last line is held until its newline, but can still be
 shown, as a REPL prompt has none) and a bound on work per poll. A writer faster than
 the screen makes the follower skip ahead to the live end instead of falling further
-behind; the skipped bytes are counted, never shown.
+behind; the skipped bytes are counted, never shown. After any gap (skipped ahead, or
+rotated away before it was read) the rest of the line it cut is dropped and counted
+too, so no row is ever two lines spliced together, and the pane's note
+(`skipped N to keep up`) says exactly what was not shown.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Follower:
         self.log = log
         self.assembler = LineAssembler()
         self._first_cap = READ_CAP + max(0, reread)
+        self._resync = False  # after a gap: drop up to the next newline (a line's cut rest)
 
     def poll(self) -> Batch:
         cap, self._first_cap = self._first_cap or READ_CAP, 0
@@ -50,8 +54,14 @@ class Follower:
         if len(data) >= cap:  # the writer is ahead of us: jump near the end
             data, passed = self._catch_up(data, got.end)
             skipped += passed
+            self._resync = True
+        elif skipped:  # what we had not read yet rotated away: the line it cut is gone too
+            self._resync = True
+        if self._resync:  # the first line is a fragment: drop it, and count it
             self.assembler.reset()
-            cut = data.find(b"\n")  # the first line is a fragment: drop it
+            cut = data.find(b"\n")
+            self._resync = cut < 0
+            skipped += len(data) if cut < 0 else cut + 1
             data = data[cut + 1 :] if cut >= 0 else b""
         lines = self.assembler.feed(data)
         return Batch(lines, self.assembler.partial, skipped)

@@ -3,7 +3,8 @@
 - `jobs://jobs`: `{"sessionId", "jobs": [JobRecord...]}` (own jobs, others' running).
 - `jobs://job/{id}`: the job's JobDetails (as `job_status` returns it).
 - `jobs://job/{id}/log`: a bounded tail, sanitized, head and tail kept, and where the
-  full log is.
+  full log is; from the second read on, the bytes that rotated away unread since the
+  previous one (`_meta.skipped`, and a line saying so).
 
 JSON is written with `ensure_ascii`, so a hostile label reaches the client escaped.
 """
@@ -48,6 +49,8 @@ class JobResources:
         self.jm = manager
         self.tools = JobTools(manager)
         self.limit = limit
+        # (job id, started at) -> where this client's last read of its log ended
+        self._read_to: dict[tuple[str, int], int] = {}
 
     async def listing(self) -> list[types.Resource]:
         found = [
@@ -117,10 +120,34 @@ class JobResources:
             raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": uri}) from None
         job = result.job.to_json()
         shaped = shape(result.text, self.limit)
+        skipped = self._skipped(
+            (job_id, result.job.started_at), result.retained_from, result.position
+        )
         lines = [outcome(job)]
+        if skipped:
+            lines.append(f"… {skipped} bytes rotated away unread since the last read")
         if result.truncated:
             lines.append(earlier_note(result.earlier_lines, result.earlier_bytes))
         lines.append(shaped.text)
         if (where := where_log(job)) is not None:
             lines.append(where)
-        return types.TextResourceContents(uri=uri, mime_type=TEXT, text="\n".join(lines))
+        meta = {"skipped": skipped} if skipped else None
+        return types.TextResourceContents(
+            uri=uri, mime_type=TEXT, text="\n".join(lines), _meta=meta
+        )
+
+    def _skipped(
+        self, key: tuple[str, int], retained_from: int | None, position: int | None
+    ) -> int:
+        """Bytes that rotated away between this client's last read of the log and this one.
+
+        A subscriber re-reads the tail on each update; what it never saw but the log still
+        holds it can page (`job` logs offset/limit); what rotated away is gone, and said
+        (`skipped`), as `logs --follow` says it. The first read is a tail: nothing to say.
+        """
+        last = self._read_to.get(key)  # keyed by start time too: an id a new job reuses
+        if position is not None:
+            self._read_to[key] = position
+        if last is None or retained_from is None:
+            return 0
+        return max(0, retained_from - last)

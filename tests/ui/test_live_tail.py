@@ -4,6 +4,7 @@ Real log files (a fake source over them) and a real PTY job through a real manag
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from pathlib import Path
@@ -190,3 +191,28 @@ def test_last_lines_start_keeps_the_last_lines_and_the_one_in_progress():
     assert last_lines_start(b"no newline", 2) == 0
     ended = b"x\ny\nz\n"
     assert ended[last_lines_start(ended, 2) :] == b"y\nz\n"
+
+
+async def test_output_rotated_away_before_the_tail_read_it_is_said_never_spliced(log_dir: str):
+    """A burst through small segments between two reads: the tail's title says how much
+    it skipped, and its rows are whole lines (the one the gap cut is dropped)."""
+    from jobs_tui.engine.logwriter import LogWriter
+
+    path = f"{log_dir}/j1.log"
+    writer = LogWriter(path, path + ".1", 1000)
+    writer.write(b"start\nhalf a li")
+    source = FakeSource([record(1, "api", log_dir=log_dir)])
+    app = Host(lambda: JobsScreen(source, clock=frozen_clock))
+    async with app.run_test(size=WIDE):
+        tail = tail_of(app)
+        assert await until(lambda: text_of(tail) == ["start", "half a li"])
+        await asyncio.sleep(0.3)  # the pump is reading from the end now
+        burst = b"".join(b"%06d " % i + b"y" * (i % 70) + b"\n" for i in range(200))
+        writer.write(b"ne\n" + burst + b"THE END\n")  # ~8 KB through 1000-byte segments
+        assert await until(lambda: text_of(tail)[-1:] == ["THE END"])
+        rows = text_of(tail)
+        assert "to keep up" in str(tail.border_title), tail.border_title
+        assert rows[0] == "start" and not any(row.startswith("half") for row in rows)
+        for row in rows[1:-1]:
+            number = int(row[:6])
+            assert row == f"{number:06d} " + "y" * (number % 70), row

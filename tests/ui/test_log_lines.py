@@ -123,3 +123,23 @@ def test_an_endless_line_keeps_its_last_bytes_as_a_fresh_open_does():
     model.feed(b"0123456789")
     assert model.partial == "23456789"
     assert model.feed(b"ab\n") == ["456789ab"]
+
+
+def test_a_rotation_gap_is_counted_and_never_splices_two_lines(tmp_path):
+    """Fewer bytes than a read are left after a rotation passed the pane: the cut line's
+    rest is dropped and counted with the gap, so `skipped` is the header's exact note."""
+    from jobs_tui.engine.logwriter import LogWriter
+
+    live = str(tmp_path / "j1.log")
+    writer = LogWriter(live, live + ".1", 100)
+    follower = Follower(LogFollower("j1", live, live + ".1", 0))
+    writer.write(b"one\nhalf of tw")
+    batch = follower.poll()
+    assert (batch.lines, batch.partial, batch.skipped) == (["one"], "half of tw", 0)
+    writer.write(b"o\n" + b"a" * 250 + b"\n" + b"b" * 30 + b"\nc")  # 299 bytes in all
+    # rotated at 100 and 200: the log keeps bytes 100.. (inside the line of a's, which
+    # ends at 266); the pane had read up to 14
+    batch = follower.poll()
+    assert batch.lines == ["b" * 30] and batch.partial == "c"
+    assert batch.skipped == (100 - 14) + (267 - 100)
+    assert not any(line.startswith("half") or "a" in line for line in batch.lines)

@@ -259,6 +259,33 @@ async def test_a_writer_faster_than_the_screen_is_skipped_not_queued(source, log
         assert screen.view.line_count < 4 * READ_CAP // 80
 
 
+async def test_output_rotated_away_between_polls_gets_the_note_and_no_spliced_row(source, log_dir):
+    """Less than a read is left once a rotation passed the pane's position: the pane says
+    how much it skipped (its note), and no row is the end of one line and the start of
+    another."""
+    from jobs_tui.engine.logwriter import LogWriter
+
+    path = f"{log_dir}/j1.log"
+    writer = LogWriter(path, path + ".1", 1000)
+    writer.write(b"start\n")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        assert screen.view.lines == ["start"]
+        burst = b"".join(b"%06d " % i + b"y" * (i % 70) + b"\n" for i in range(200))
+        writer.write(burst + b"THE END\n")  # ~8 KB through 1000-byte segments, at once
+        assert await until(lambda: "THE END" in screen.view.lines)
+        assert screen.skipped > 0 and "to keep up" in sub(app)
+        shown = screen.view.lines[1:-1]
+        assert shown, "the last segments' lines are shown"
+        for line in shown:  # each row is a line as written
+            number = int(line[:6])
+            assert line == f"{number:06d} " + "y" * (number % 70), line
+        first = int(shown[0][:6])
+        written_before = len(b"start\n") + sum(7 + i % 70 + 1 for i in range(first))
+        assert screen.skipped == written_before - len(b"start\n")  # exactly what was not shown
+
+
 async def test_partial_line_is_shown_until_it_completes(source, log_dir):
     path = f"{log_dir}/j1.log"
     write(path, ["x"], "w")
