@@ -93,7 +93,7 @@ def status_result(args: argparse.Namespace, record: JobRecord) -> int:
     from .usage import sample, with_usage
 
     usage = sample([record]).get(record.id) if record.running else None
-    lines = [human.outcome_line(record, human.now_ms())]
+    lines = [human.status_line(record, human.now_ms())]
     if usage is not None:
         from jobs_tui.engine.format import usage_line
 
