@@ -10,6 +10,7 @@ as typed. No vocabulary (`engine/tools/`) is involved.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -210,5 +211,7 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     check("id", args.id)
     cleared = await jm.clear(args.id, all=args.all)
     details = {"jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
-    UnreadCursors.shared(jm).forget([r.id for r in cleared])
+    with contextlib.suppress(OSError):  # cleared already: a cursor file the disk refused
+        # is no reason to report the clear as failed
+        UnreadCursors.shared(jm).forget([r.id for r in cleared])
     return emit(args, details, human.clear_lines(details))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jobs_tui.engine import JobManager
+from jobs_tui.engine import JobError, JobManager
 from jobs_tui.engine.model import JobStatus
 from jobs_tui.engine.tools import JobTools
 
@@ -259,3 +260,30 @@ def test_list_says_what_the_shim_knows_of_a_job_that_ended_on_a_full_disk(small_
     assert _poll(lambda: (registry / f"{job['id']}.status").exists(), 10)
     rec = _record(registry, job["id"])
     assert (rec["status"], rec["exitCode"]) == ("failed", 3) and "exitNotWritten" not in rec
+
+
+async def test_a_clear_whose_registry_write_fails_keeps_every_record_and_file(tmp_path: Path):
+    """The room went between the check and the write: the records stay, in memory and on
+    disk, with their files, and the error says what was done (the kill)."""
+    registry = tmp_path / "reg"
+    async with JobManager(registry_dir=registry, session_id="s1") as jm:
+        done = await jm.wait((await jm.start("true")).id, 10_000)
+        running = await jm.start("sleep 600")
+        real = jm.registry.persist
+
+        def full() -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        jm.registry.persist = full  # type: ignore[method-assign]
+        with pytest.raises(JobError) as caught:
+            await jm.clear(all=True)
+        jm.registry.persist = real  # type: ignore[method-assign]
+        message = str(caught.value)
+        assert message.startswith("could not clear: No space left on device (registry dir ")
+        assert f"{running.id} killed first; every record stays" in message, message
+        assert {r.id for r in await jm.list(all=True)} == {done.id, running.id}
+        assert jm.paths.log(done.id).exists() and jm.paths.status(done.id).exists()
+        assert gone(running.pid)
+        jm.registry.persist()
+        assert f'"id":"{done.id}"' in jm.registry.own_path.read_text()
+        assert {r.id for r in await jm.clear(all=True)} == {done.id, running.id}
