@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -118,3 +119,48 @@ async def test_a_peers_running_job_is_refused_and_a_lost_env_file_refuses_before
             await owner.restart(rec.id)
         assert "gone" in str(lost.value) and owner.get(rec.id).running
         await owner.kill(rec.id)
+
+
+async def test_a_restart_whose_new_shim_cannot_start_leaves_the_old_job_running(
+    jm: JobManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The replacement's supervisor fails before it is ready (its log cannot be opened):
+    the old job was never touched, and nothing of the new one is left."""
+    from jobs_tui.engine import launch
+
+    rec = await jm.start("sleep 600")
+    real = launch.spawn
+
+    def broken(spec, env=None, **hold):
+        return real({**spec, "log": str(tmp_path / "no-such-dir" / "x.log")}, env, **hold)
+
+    monkeypatch.setattr(launch, "spawn", broken)
+    with pytest.raises(JobError) as caught:
+        await jm.restart(rec.id)
+    assert f"{rec.id} not restarted: it still runs" in str(caught.value), caught.value
+    assert jm.get(rec.id).running and os.path.exists(f"/proc/{rec.pid}")
+    assert [r.id for r in jm.jobs(include_peers=False)] == [rec.id]
+    assert sorted(p.name for p in jm.paths.root.glob("j2*")) == []
+    monkeypatch.undo()
+    new = await jm.restart(rec.id)
+    assert new.running and not jm.get(rec.id).running
+
+
+async def test_a_restart_starts_the_new_command_only_after_the_old_one_stopped(
+    jm: JobManager, tmp_path: Path
+):
+    trace = tmp_path / "trace"
+    command = (
+        f"echo start >> {trace}; trap 'echo bye >> {trace}; exit 0' TERM; "
+        "while :; do sleep 0.05; done"
+    )
+    rec = await jm.start(command)
+    deadline = asyncio.get_running_loop().time() + 10
+    while not trace.exists() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    new = await jm.restart(rec.id)
+    while trace.read_text().count("start") < 2 and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    assert trace.read_text() == "start\nbye\nstart\n"
+    assert new.started_at >= (jm.get(rec.id).finished_at or 0)
+    await jm.kill(new.id)
