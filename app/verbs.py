@@ -53,13 +53,14 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
 
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
     records = await jm.list(all=args.all)
+    problems = jm.take_problems()
     return list_result(
-        args, records, jm.session_id, jm.take_problems(), jm.pruned, jm.config.max_jobs
+        args, records, jm.session_id, problems, jm.pruned, jm.config.max_jobs, jm.paths
     )
 
 
 async def status(jm: JobManager, args: argparse.Namespace) -> int:
-    return status_result(args, await jm.status(args.id))
+    return status_result(args, await jm.status(args.id), jm.paths)
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:

@@ -250,7 +250,7 @@ def test_list_says_what_the_shim_knows_of_a_job_that_ended_on_a_full_disk(small_
             assert "ended · exit code not yet written: disk full" in line, line
             rec = _record(registry, job["id"], "list")
             assert (rec["status"], rec["exitCode"], rec["exitNotWritten"]) == (
-                "running",
+                "unknown",
                 None,
                 "disk full",
             ), rec
