@@ -10,7 +10,6 @@ itself still handles its own failure.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 PROBE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
@@ -22,7 +21,7 @@ def check_room(directory: Path, nbytes: int) -> None:
     The probe's name is unpredictable and created exclusively: nothing planted is
     followed or overwritten; it is removed at once.
     """
-    path = directory / f".room-{secrets.token_hex(8)}.tmp"
+    path = directory / f".room-{os.urandom(8).hex()}.tmp"  # not `secrets`: short calls
     fd = os.open(path, PROBE_FLAGS, 0o600)
     try:
         block = b"\0" * min(max(nbytes, 1), 1 << 16)

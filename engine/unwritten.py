@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 
 from . import procs
@@ -76,6 +75,8 @@ def why_unwritten(paths: RegistryPaths, record: JobRecord) -> str:
 
 def ask_state(path: str, timeout: float = ASK_TIMEOUT_S) -> dict | None:
     """The shim's `state` reply, or None (not listening, no answer in `timeout`)."""
+    import socket  # here: a short `list` loads it only for a job that ended unwritten
+
     deadline = time.monotonic() + timeout
     data = b""
     try:
