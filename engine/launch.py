@@ -155,7 +155,7 @@ class Launching:
             chunk = os.read(self._ready_r, 65536)
             if not chunk:  # it ended before it held: its error is what it wrote
                 self.cancel()
-                self.ready(timeout)
+                self.ready(timeout)  # raises it (or says it failed to start)
                 raise LaunchError("the job supervisor ended before it was ready")
             self._early += chunk
         self._early = self._early.partition(b"\n")[2]
@@ -181,8 +181,12 @@ class Launching:
             self._hold_w = -1
 
     def ready(self, timeout: float = 15.0) -> Ready:
-        """Blocking: the shim's ready message; LaunchError if it failed or took too long."""
+        """Blocking: the shim's ready message; LaunchError if it failed or took too long
+        (or was read already: its pipe is closed once)."""
         ready_r, proc = self._ready_r, self.proc
+        if ready_r < 0:
+            raise LaunchError("the job supervisor's ready line was read already")
+        self._ready_r = -1
         chunks: list[bytes] = [self._early]
         deadline = time.monotonic() + timeout
         try:

@@ -137,7 +137,9 @@ async def test_a_restart_whose_new_shim_cannot_start_leaves_the_old_job_running(
     monkeypatch.setattr(launch, "spawn", broken)
     with pytest.raises(JobError) as caught:
         await jm.restart(rec.id)
-    assert f"{rec.id} not restarted: it still runs" in str(caught.value), caught.value
+    message = str(caught.value)
+    assert message.startswith("the job supervisor failed to start"), message
+    assert message.endswith(f"; {rec.id} not restarted: it still runs"), message
     assert jm.get(rec.id).running and os.path.exists(f"/proc/{rec.pid}")
     assert [r.id for r in jm.jobs(include_peers=False)] == [rec.id]
     assert sorted(p.name for p in jm.paths.root.glob("j2*")) == []
