@@ -241,7 +241,11 @@ def test_list_says_what_the_shim_knows_of_a_job_that_ended_on_a_full_disk(small_
             assert (rec["status"], rec["exitCode"]) == ("failed", 3), (verb, rec)
             assert rec["exitNotWritten"] == "disk full", rec
         rows = cli(registry, "list").stdout
-        assert "running" not in rows.splitlines()[0] or "0 running" in rows, rows
+        assert "0 running" in rows.splitlines()[0] and "not yet written: disk full" in rows, rows
+        peer = _json(cli(registry, "--session", "other", "list", "--json"))["jobs"]
+        assert [(j["status"], j["exitCode"], j["exitNotWritten"]) for j in peer] == [
+            ("failed", 3, "disk full")
+        ], peer  # another session's reader sees the same
         assert "exit 3" in cli(registry, "status", job["id"]).stdout
         shim = psutil.Process(job["shimPid"])
         shim.suspend()  # a shim that cannot answer: what is known is said, no more
