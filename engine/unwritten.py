@@ -49,21 +49,28 @@ def ended_unwritten(paths: RegistryPaths, record: JobRecord) -> bool:
 
 def _shown(paths: RegistryPaths, record: JobRecord) -> JobRecord:
     view = record.copy()
-    view.exit_not_written = why_unwritten(paths, record)
     state = ask_state(str(paths.socket(record.id)))
+    written = read_exit(paths, record.id, record.status_path)
+    if written is not None:  # it was only just ending: its files say it all now
+        finish(view, written, _now_ms(), procs.signal_name)
+        return view
     if state is not None and state.get("running") is False:
         take_output(view, state)
         status, reason, sig, at = exit_info_fields(state)
         finish(view, ExitInfo(status, reason, sig, at), _now_ms(), procs.signal_name)
+        view.exit_not_written = why_unwritten(paths, view)
         if view.exit_code is not None or view.signal is not None:
             return view
+    view = record.copy()
     finish(view, None, _now_ms(), procs.signal_name)  # ended; how is not known here
     view.finished_at = None  # still counting: it is not over for its records
+    view.exit_not_written = why_unwritten(paths, record)
     return view
 
 
 def why_unwritten(paths: RegistryPaths, record: JobRecord) -> str:
-    """`disk full` when the log said so or the directory has no block left."""
+    """`disk full` when the log (or its shim) said so or the directory has no block left;
+    else `not writable` (a quota, a read-only remount: the shim retries every second)."""
     if record.log_note == DISK_FULL:
         return DISK_FULL
     try:
