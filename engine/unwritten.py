@@ -6,7 +6,9 @@ says running, and a reader that settles nothing (the command line's `list` and `
 would show it so. `shown` gives what such a reader shows instead: the shim is asked over
 its socket (a `state` request) and the copy shows its outcome, or, when it does not
 answer in time, `ended · exit code not yet written: disk full`. Nothing is written: the
-job's records are settled by the sessions, once there is room.
+job's records are settled by the sessions, once there is room. On a full disk the shims
+of running jobs are asked too, for what their logs lost (within ASK_BUDGET_S in all):
+the session that started a job may have ended before the disk filled.
 
 In JSON the copy carries `exitNotWritten` (why: "disk full", or "not writable"), with
 status `unknown` and exitCode null when the shim did not answer.
@@ -28,12 +30,33 @@ from .protocol import OP_STATE, exit_info_fields
 from .reconcile import finish
 
 ASK_TIMEOUT_S = 0.5  # a shim answers in a millisecond: one stopped or swamped is not waited for
+ASK_BUDGET_S = 1.0  # running jobs asked for their losses on a full disk: no longer than this
 STATE_LIMIT = 1 << 20
 
 
 def shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
-    """`records`, each one whose command ended unwritten replaced by a copy saying so."""
-    return [_shown(paths, r) if ended_unwritten(paths, r) else r for r in records]
+    """`records`, each one whose command ended unwritten replaced by a copy saying so;
+    on a full disk, each running one with what its shim counts as lost (the session that
+    started it may have ended before: the record could not learn it since)."""
+    full = _no_room(paths)
+    deadline = time.monotonic() + ASK_BUDGET_S
+    out = []
+    for record in records:
+        if ended_unwritten(paths, record):
+            record = _shown(paths, record)
+        elif full and record.running and time.monotonic() < deadline:
+            record = _with_losses(paths, record)
+        out.append(record)
+    return out
+
+
+def _with_losses(paths: RegistryPaths, record: JobRecord) -> JobRecord:
+    state = ask_state(str(paths.socket(record.id)))
+    if state is None or state.get("running") is not True:
+        return record
+    view = record.copy()
+    take_output(view, state)
+    return view
 
 
 def ended_unwritten(paths: RegistryPaths, record: JobRecord) -> bool:
@@ -71,13 +94,15 @@ def _shown(paths: RegistryPaths, record: JobRecord) -> JobRecord:
 def why_unwritten(paths: RegistryPaths, record: JobRecord) -> str:
     """`disk full` when the log (or its shim) said so or the directory has no block left;
     else `not writable` (a quota, a read-only remount: the shim retries every second)."""
-    if record.log_note == DISK_FULL:
-        return DISK_FULL
+    return DISK_FULL if record.log_note == DISK_FULL or _no_room(paths) else "not writable"
+
+
+def _no_room(paths: RegistryPaths) -> bool:
+    """The registry's file system has no block left for us (one statvfs: cheap)."""
     try:
-        free = os.statvfs(paths.root).f_bavail
+        return os.statvfs(paths.root).f_bavail == 0
     except OSError:
-        free = -1
-    return DISK_FULL if free == 0 else "not writable"
+        return False
 
 
 def ask_state(path: str, timeout: float = ASK_TIMEOUT_S) -> dict | None:

@@ -293,3 +293,21 @@ async def test_a_clear_whose_registry_write_fails_keeps_every_record_and_file(tm
         jm.registry.persist()
         assert f'"id":"{done.id}"' in jm.registry.own_path.read_text()
         assert {r.id for r in await jm.clear(all=True)} == {done.id, running.id}
+
+
+def test_a_running_command_line_job_on_a_full_disk_shows_its_losses(small_disk: Path):
+    """The session that started it ended at once: its shim is asked, while the disk is full."""
+    registry = small_disk / "reg"
+    registry.mkdir(mode=0o700)
+    filler = fill_but(small_disk, 192 * 1024)
+    try:
+        job = _json(cli(registry, "start", "--json", "--", LOUD.replace("exit 3", "sleep 600")))
+        job_id = job["job"]["id"]
+        assert _poll(lambda: _record(registry, job_id)["logLostBytes"] > 2_000_000, 30)
+        rec = _record(registry, job_id, "list")
+        assert rec["status"] == "running" and rec["logNote"] == "disk full", rec
+        line = cli(registry, "status", job_id).stdout
+        assert f"{rec['logLostBytes']} bytes lost: disk full" in line.splitlines()[0], line
+    finally:
+        filler.unlink()
+    cli(registry, "kill", job_id, "--signal", "SIGKILL")
