@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .protocol import Ready, StartSpec
 
 ENV_FILE_LIMIT = 4 * 1024 * 1024
+KEEP_LAUNCHING_S = 5.0  # well within reconcile.LAUNCH_WINDOW_MS (15 s)
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,11 @@ class _Stopper:
         going = await asyncio.to_thread(launch.spawn, spec, env, hold=True)
         try:
             await asyncio.to_thread(going.held)
-            await self._stop_old()
+            keeping = asyncio.get_running_loop().create_task(self._keep_launching(record))
+            try:
+                await self._stop_old()
+            finally:
+                keeping.cancel()
             record.started_at = now_ms()  # when it really starts (the launch window too)
         except BaseException:
             going.cancel()
@@ -158,6 +163,16 @@ class _Stopper:
             return await asyncio.to_thread(going.ready)
         except LaunchError as exc:
             raise LaunchError(f"{exc} ({self.old_id} was stopped first)") from exc
+
+    async def _keep_launching(self, record: JobRecord) -> None:
+        """A kill may take its whole grace (up to a minute): the new record, pid-less,
+        must not look like a launch that never came (`reconcile.launching`) to the
+        other processes of this session meanwhile, so its start time moves on."""
+        while True:
+            await asyncio.sleep(KEEP_LAUNCHING_S)
+            record.started_at = now_ms()
+            self.jm.registry.mark_dirty()
+            self.jm.registry.save()
 
     async def _stop_old(self) -> None:
         self.stopped = True

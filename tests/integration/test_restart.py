@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -166,3 +170,41 @@ async def test_a_restart_starts_the_new_command_only_after_the_old_one_stopped(
     assert trace.read_text() == "start\nbye\nstart\n"
     assert new.started_at >= (jm.get(rec.id).finished_at or 0)
     await jm.kill(new.id)
+
+
+@pytest.mark.slow
+def test_a_restart_held_through_a_long_grace_is_not_settled_by_another_call(tmp_path: Path):
+    """The old job ignores SIGTERM and takes its whole grace (20 s, past the 15 s launch
+    window): the new record, waiting without pids, is not taken for a launch that died by
+    another call of the same session meanwhile."""
+    config = tmp_path / "config.toml"
+    config.write_text("[job]\nkill_grace_ms = 20000\n")
+    env = {**os.environ, "JOBS_TUI_CONFIG": str(config)}
+    cli = [sys.executable, "-m", "jobs_tui.app.cli", "--registry-dir", str(tmp_path / "reg")]
+
+    def run(*args: str) -> dict:
+        done = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, timeout=90)
+        return json.loads(done.stdout)
+
+    old = run("start", "--json", "--", "trap '' TERM; sleep 600")["job"]
+    restart = subprocess.Popen(
+        [*cli, "restart", old["id"], "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(17)
+        jobs = {j["id"]: j for j in run("list", "--all", "--json")["jobs"]}
+        assert len(jobs) == 2 and all(j["status"] == "running" for j in jobs.values()), jobs
+        out, err = restart.communicate(timeout=60)
+        assert restart.returncode == 0, err
+        new = json.loads(out)["job"]
+        rec = run("status", new["id"], "--json")["job"]
+        assert rec["status"] == "running" and rec["pid"] == new["pid"], rec
+    finally:
+        restart.kill()
+        for job in run("list", "--all", "--json")["jobs"]:
+            if job["status"] == "running":
+                run("kill", job["id"], "--signal", "SIGKILL", "--json")
