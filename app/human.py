@@ -47,6 +47,14 @@ def outcome_line(record: JobRecord, now: float) -> str:
     return fmt.outcome_line(shown(record), now)
 
 
+def status_line(record: JobRecord, now: float) -> str:
+    """`status`'s line: the outcome, then what the log lost (`… · 4096 bytes lost: disk
+    full`), the figures every reader shows from the same record."""
+    line = outcome_line(record, now)
+    lost = fmt.lost_note(record)
+    return f"{line} · {safe(lost, 120)}" if lost else line
+
+
 def row(record: JobRecord, now: float, *, peer: bool = False) -> str:
     return fmt.row(shown(record), now, peer=peer)
 

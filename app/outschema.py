@@ -86,6 +86,12 @@ JOB_RECORD: dict[str, Any] = {
         "envNames": {"type": "array", "items": _STR},
         "cols": _INT,
         "rows": _INT,
+        "exitNotWritten": {
+            "type": "string",
+            "description": "list/status only: the command ended, its exit code is not yet "
+            "written (why: 'disk full'); status and exitCode are its shim's answer, or "
+            "unknown/null when it did not answer",
+        },
         **USAGE,
     },
     "additionalProperties": True,

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.paths import RegistryPaths
 
 
 def emit(
@@ -45,10 +46,11 @@ def list_result(
     problems: list[str],
     pruned: int,
     max_jobs: int,
+    paths: RegistryPaths,
 ) -> int:
     """The rows (or `jobs`), the pruned note, and each problem on stderr (once)."""
     problems = list(dict.fromkeys([*getattr(args, "glanced_problems", []), *problems]))
-    records = filtered(args, records, session_id)
+    records = unwritten_shown(paths, filtered(args, records, session_id))
     jobs = [r.to_json() for r in records]
     if args.json:  # what each running job uses (the rows stay as cheap as they were)
         from .usage import sample, with_usage
@@ -87,13 +89,24 @@ def filtered(
     return records
 
 
-def status_result(args: argparse.Namespace, record: JobRecord) -> int:
+def unwritten_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
+    """A job whose command ended while its shim could not write its exit code (a full
+    disk) as its shim says it ended (engine/unwritten.py), not as running."""
+    if not any(r.running for r in records):
+        return records
+    from jobs_tui.engine.unwritten import shown
+
+    return shown(paths, records)
+
+
+def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPaths) -> int:
     """The outcome line, and for a running job what its tree uses (`cpu 12% · mem 85 MiB ·
     3 procs · listening :5173`; in --json the fields `cpuPercent`, `rssBytes`, ...)."""
     from .usage import sample, with_usage
 
+    record = unwritten_shown(paths, [record])[0]
     usage = sample([record]).get(record.id) if record.running else None
-    lines = [human.outcome_line(record, human.now_ms())]
+    lines = [human.status_line(record, human.now_ms())]
     if usage is not None:
         from jobs_tui.engine.format import usage_line
 
@@ -125,10 +138,12 @@ def glance(args: argparse.Namespace) -> int | None:
         return None
     if args.verb == "list":
         problems = view.take_problems()
+        jobs = view.jobs(args.all)
+        config = view.config
         return list_result(
-            args, view.jobs(args.all), view.session_id, problems, view.pruned, view.config.max_jobs
+            args, jobs, view.session_id, problems, view.pruned, config.max_jobs, view.paths
         )
     record = view.get(args.id)
     if record is None or (view.is_own(record) and not record.running and not record.seen):
         return None  # unknown here (the session looks again), or a finish to mark reported
-    return status_result(args, record)
+    return status_result(args, record, view.paths)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -56,13 +57,14 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
 
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
     records = await jm.list(all=args.all)
+    problems = jm.take_problems()
     return list_result(
-        args, records, jm.session_id, jm.take_problems(), jm.pruned, jm.config.max_jobs
+        args, records, jm.session_id, problems, jm.pruned, jm.config.max_jobs, jm.paths
     )
 
 
 async def status(jm: JobManager, args: argparse.Namespace) -> int:
-    return status_result(args, await jm.status(args.id))
+    return status_result(args, await jm.status(args.id), jm.paths)
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
@@ -255,5 +257,7 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     check("id", args.id)
     cleared = await jm.clear(args.id, all=args.all)
     details = {"jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
-    UnreadCursors.shared(jm).forget([r.id for r in cleared])
+    with contextlib.suppress(OSError):  # cleared already: a cursor file the disk refused
+        # is no reason to report the clear as failed
+        UnreadCursors.shared(jm).forget([r.id for r in cleared])
     return emit(args, details, human.clear_lines(details))

@@ -21,6 +21,7 @@ from .link import LinkClosed
 from .model import EndReason, JobRecord, now_ms
 from .protocol import OP_RESIZE, OP_SEND
 from .results import JobError, KillResult, Refused
+from .room import check_room
 
 if TYPE_CHECKING:
     from .manager import JobManager
@@ -221,13 +222,36 @@ class Controller:
             targets = [record]
         else:
             targets = [r for r in self.jm.jobs(include_peers=False) if all or not r.running]
-        for record in targets:
-            if record.running:
-                await self.kill_quietly(record.id)
-        cleared = self.jm.registry.remove([r.id for r in targets])
+        if not targets:
+            return []
+        try:  # no room for the smaller registry file: refused before anything is killed
+            check_room(self.jm.paths.root, _size(self.jm.registry.own_path))
+        except OSError as exc:
+            raise JobError(self._clear_error(exc, "nothing was cleared or killed")) from exc
+        killed = [r.id for r in targets if r.running]
+        for job_id in killed:
+            await self.kill_quietly(job_id)
+        try:
+            cleared = self.jm.registry.remove([r.id for r in targets])
+        except OSError as exc:  # the room went meanwhile: every record stays, as it is
+            done = f"{', '.join(killed)} killed first; " if killed else ""
+            raise JobError(self._clear_error(exc, f"{done}every record stays")) from exc
         for record in cleared:
             await self.jm.supervisor.forget(record.id)
         return cleared
+
+    def _clear_error(self, exc: OSError, what: str) -> str:
+        """`could not clear: No space left on device (registry dir D); ...`."""
+        why = exc.strerror or str(exc)
+        return f"could not clear: {why} (registry dir {self.jm.paths.root}); {what}"
+
+
+def _size(path: os.PathLike[str]) -> int:
+    """The file's size now, or a page when it is not there yet."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 4096
 
 
 def _result(

@@ -26,6 +26,8 @@ class ExitInfo:
     tail: str | None = None  # raw recent output, for the last line (sanitize before use)
     log_bytes: int | None = None
     note: str | None = None  # why the outcome is unknown although a status file exists
+    lost_bytes: int | None = None  # output the log could not keep (the end's lostBytes)
+    log_note: str | None = None  # and why ("disk full")
 
 
 def _read_small(
@@ -71,7 +73,7 @@ def read_exit(
             f"(0-{MAX_EXIT_CODE}) or a signal number (-1 to -{MAX_SIGNAL}): outcome unknown"
         )
         return ExitInfo(None, None, None, None, note=note)
-    reason = signal = finished = line = size = None
+    reason = signal = finished = line = size = lost = why = None
     end_raw = _read_small(paths.end(job_id), 4096, problems)
     if end_raw:
         try:
@@ -86,4 +88,7 @@ def read_exit(
             line = end.get("tail") if isinstance(end.get("tail"), str) else None
             size = end.get("bytes")
             size = size if isinstance(size, int) and in_range(size, 0, MAX_BYTES) else None
-    return ExitInfo(status, reason, signal, finished, line, size)
+            lost = end.get("lostBytes")
+            lost = lost if isinstance(lost, int) and in_range(lost, 0, MAX_BYTES) else None
+            why = end.get("logNote") if isinstance(end.get("logNote"), str) else None
+    return ExitInfo(status, reason, signal, finished, line, size, lost_bytes=lost, log_note=why)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from .model import JobRecord, JobStatus
 
 TYPE_CHECKING = False  # not `typing`: short command-line calls import this module
@@ -43,6 +45,12 @@ def outcome(record: JobRecord, now_ms: float) -> str:
     """`✓ exit 0 · 12.0s`, `✗ exit 2 · 3.1s`, `■ killed · SIGTERM`, `■ killed by deadline · …`."""
     took = duration(elapsed_ms(record, now_ms))
     mark = glyph(record)
+    if record.exit_not_written:  # a reader's view: the shim keeps what it could not write
+        if record.status is JobStatus.UNKNOWN:  # the shim did not answer
+            return f"{mark} {not_written(record)} · {took}"
+        known = outcome(dataclasses.replace(record, exit_not_written=None), now_ms)
+        head, _, tail = known.rpartition(" · ")
+        return f"{head} · not yet written: {record.exit_not_written} · {tail}"
     if record.status is JobStatus.RUNNING:
         return f"{mark} running · {took}"
     if record.status is JobStatus.EXITED:
@@ -57,6 +65,12 @@ def outcome(record: JobRecord, now_ms: float) -> str:
         }
         return f"{mark} {why.get(record.end_reason or '', 'killed')} · {record.signal} · {took}"
     return f"{mark} unknown · exit code not recorded · {took}"
+
+
+def not_written(record: JobRecord) -> str:
+    """`ended · exit code not yet written: disk full`: all a reader knows of a job whose
+    shim keeps its exit code but did not answer (see engine/unwritten.py)."""
+    return f"ended · exit code not yet written: {record.exit_not_written}"
 
 
 def outcome_line(record: JobRecord, now_ms: float) -> str:
@@ -103,6 +117,10 @@ def row(record: JobRecord, now_ms: float, *, peer: bool = False, width: int = LA
     """A list row: `▸ j1  tests                   3.2s`; the label takes `width` columns."""
     label = fit(record.label, width)
     tag = "  peer" if peer else ""
+    if record.exit_not_written and record.status is JobStatus.UNKNOWN:
+        tag += f"  {not_written(record)}"
+    elif record.exit_not_written:
+        tag += f"  not yet written: {record.exit_not_written}"
     return f"{glyph(record)} {record.id:<4} {label} {duration(elapsed_ms(record, now_ms)):>7}{tag}"
 
 

@@ -93,11 +93,17 @@ def launch(spec: StartSpec, timeout: float = 15.0, env: dict[str, str] | None = 
     return spawn(spec, env).ready(timeout)
 
 
-def spawn(spec: StartSpec, env: dict[str, str] | None = None) -> Launching:
+def spawn(spec: StartSpec, env: dict[str, str] | None = None, *, hold: bool = False) -> Launching:
     """Start the shim and return at once: its ready line is read by `Launching.ready`,
-    so a caller can do other work while the shim starts (see `launch`)."""
+    so a caller can do other work while the shim starts (see `launch`).
+
+    `hold`: the shim gets ready to run the job but waits for `Launching.go` before it
+    spawns the command (`Launching.held` says when it is waiting); a restart stops the
+    old job only then, so a shim that cannot start costs no job."""
     ready_r, ready_w = os.pipe()
-    args = shim_command(json.dumps({**spec, "readyFd": ready_w}))
+    hold_r, hold_w = os.pipe() if hold else (-1, -1)
+    extra = {"readyFd": ready_w, **({"holdFd": hold_r} if hold else {})}
+    args = shim_command(json.dumps({**spec, **extra}))
     err_path = os.environ.get(ENV_SHIM_STDERR)
     stderr = open(err_path, "ab") if err_path else subprocess.DEVNULL  # noqa: SIM115
     try:
@@ -106,33 +112,82 @@ def spawn(spec: StartSpec, env: dict[str, str] | None = None) -> Launching:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
-            pass_fds=(ready_w,),
+            pass_fds=(ready_w, hold_r) if hold else (ready_w,),
             start_new_session=True,
             close_fds=True,
             env={**os.environ, **env} if env else None,
         )
     except OSError as exc:
-        os.close(ready_r)
-        os.close(ready_w)
+        for fd in (ready_r, ready_w, hold_r, hold_w):
+            if fd >= 0:
+                os.close(fd)
         raise LaunchError(f"could not start the job supervisor: {exc}") from exc
     finally:
         if err_path:
             stderr.close()
     os.close(ready_w)
-    return Launching(proc, ready_r)
+    if hold:
+        os.close(hold_r)
+    return Launching(proc, ready_r, hold_w)
 
 
 class Launching:
-    """A shim on its way: its ready line comes through a pipe."""
+    """A shim on its way: its ready line comes through a pipe (after a `held` line, when
+    it was started to wait for `go`)."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], ready_r: int) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], ready_r: int, hold_w: int = -1) -> None:
         self.proc = proc
         self._ready_r = ready_r
+        self._hold_w = hold_w
+        self._early = b""  # what came after the held line, read with it
+
+    def held(self, timeout: float = 15.0) -> None:
+        """Blocking: until the shim waits for `go`; LaunchError if it failed before."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._early:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.cancel()
+                raise LaunchError("the job supervisor did not get ready in time")
+            readable, _, _ = select.select([self._ready_r], [], [], left)
+            if not readable:
+                continue
+            chunk = os.read(self._ready_r, 65536)
+            if not chunk:  # it ended before it held: its error is what it wrote
+                self.cancel()
+                self.ready(timeout)  # raises it (or says it failed to start)
+                raise LaunchError("the job supervisor ended before it was ready")
+            self._early += chunk
+        self._early = self._early.partition(b"\n")[2]
+
+    def go(self) -> None:
+        """The held shim spawns the job now."""
+        self._release(b"g")
+
+    def cancel(self) -> None:
+        """The held shim ends without spawning anything (`ready` then raises)."""
+        self._release(b"")
+
+    def _release(self, word: bytes) -> None:
+        if self._hold_w < 0:
+            return
+        try:
+            if word:
+                os.write(self._hold_w, word)
+        except OSError:
+            pass  # it is gone: `ready` says so
+        finally:
+            os.close(self._hold_w)
+            self._hold_w = -1
 
     def ready(self, timeout: float = 15.0) -> Ready:
-        """Blocking: the shim's ready message; LaunchError if it failed or took too long."""
+        """Blocking: the shim's ready message; LaunchError if it failed or took too long
+        (or was read already: its pipe is closed once)."""
         ready_r, proc = self._ready_r, self.proc
-        chunks: list[bytes] = []
+        if ready_r < 0:
+            raise LaunchError("the job supervisor's ready line was read already")
+        self._ready_r = -1
+        chunks: list[bytes] = [self._early]
         deadline = time.monotonic() + timeout
         try:
             while True:

@@ -130,6 +130,9 @@ class JobRecord:
     term_cols: int | None = None  # a terminal job's size now (JSON cols/rows): a view
     term_rows: int | None = None  # opened later replays its output at the size it had
     unknown: dict[str, Any] = field(default_factory=dict)
+    # A reader's view only, never written: the command ended, its exit files are not
+    # written yet (why: "disk full"); JSON exitNotWritten. See unwritten.py.
+    exit_not_written: str | None = None
 
     @property
     def running(self) -> bool:
@@ -161,6 +164,8 @@ class JobRecord:
                 out[key] = value
         if self.env_names:
             out["envNames"] = list(self.env_names)
+        if self.exit_not_written:
+            out["exitNotWritten"] = self.exit_not_written
         return out
 
     @classmethod

@@ -27,6 +27,9 @@ def settle_view(paths: RegistryPaths, record: JobRecord, report: Callable[[str],
         line = last_line(info.tail) if info.tail else ""
         if line:
             record.last_line = line
+        if info.lost_bytes is not None and info.lost_bytes > record.log_lost_bytes:
+            record.log_lost_bytes = info.lost_bytes
+        record.log_note = info.log_note[:80] if info.log_note else record.log_note
     elif record.pid is None and record.shim_pid is None:
         # Recorded before its shim reported ready: running while it may still come up
         # or its shim listens (its owner fills the pids in); unknown after that.

@@ -8,7 +8,9 @@ Start: `python -I -S -c BOOTSTRAP ENGINE_DIR SPEC` on Linux, `python -m jobs_tui
 SPEC` elsewhere (see launch.py), SPEC a `StartSpec` as JSON.
 Every path in it comes from `RegistryPaths`: the shim spells no file name itself. Once
 the job runs (or could not start) the shim writes one `Ready` (or `{"error": ...}`) to
-`readyFd` and closes it.
+`readyFd` and closes it. A held start (a restart, with `holdFd`) first writes
+`{"held": true}` and a newline, then waits for one byte `g` on `holdFd` before it spawns
+the command; the pipe closed instead, it ends with an error and spawns nothing.
 
 Socket (`spec["socket"]`, 0600), JSON lines both ways. A request has an `op`; its reply
 comes in order and echoes it as `re`. A bad request gets `{"ok": false, "error": ...}`
@@ -113,6 +115,7 @@ if TYPE_CHECKING:
         ownerPoll: bool  # poll the owner even where a pidfd could watch it
         marker: str  # JOBS_TUI_JOB, in the job's environment
         readyFd: NotRequired[int]  # added by `launch`: where the Ready line goes
+        holdFd: NotRequired[int]  # a held start: spawn only after a `g` read from it
 
     class Ready(TypedDict):
         pid: int  # the job's group leader (`sh -c COMMAND`)

@@ -73,6 +73,12 @@ def finish(
         record.exit_status = status_value(info.exit_status)
         if info.log_bytes is not None:
             record.log_bytes = info.log_bytes
+        # What the log lost, as the shim's end file says: a session that was not watching
+        # (a command-line call that ended first) learns it here, never later.
+        if info.lost_bytes is not None and info.lost_bytes > record.log_lost_bytes:
+            record.log_lost_bytes = info.lost_bytes
+        if info.log_note is not None:
+            record.log_note = info.log_note[:80]
         line = last_line(info.tail) if info.tail else ""
         if line:
             record.last_line = line

@@ -292,8 +292,13 @@ class Registry:
             self._merge_from_disk()  # a record another process cleared or took is not ours
             removed = [self._own.pop(i) for i in ids if i in self._own]
             self._deleted.update(r.id for r in removed)
-            if removed:
-                self.persist()
+            try:
+                if removed:
+                    self.persist()
+            except OSError:  # not written (a full disk): every record stays, files and all
+                self._own.update((r.id, r) for r in removed)
+                self._deleted.difference_update(r.id for r in removed)
+                raise
         for record in removed:
             delete_job_files(self.paths, record)
         return removed

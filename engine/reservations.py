@@ -49,6 +49,9 @@ def reserve(
                 "at": int(time.time() * 1000),
             }
             os.write(fd, json.dumps(payload).encode())
+        except OSError:
+            release(paths, job_id)  # a full disk: no empty lock is left to block the id
+            raise
         finally:
             os.close(fd)
         if has_files(paths, n):  # written by a racer between our check and our lock

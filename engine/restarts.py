@@ -9,22 +9,28 @@ shim starts and removed with the record. The registry JSON holds only the names
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import reservations
+from . import launch, reservations, starting
 from .arguments import check, resolve_cwd
-from .results import JobError, Refused
+from .launch import LaunchError
+from .model import now_ms
+from .results import InvalidArgument, JobError, Refused
 from .safefiles import check_stat, read_regular
 
 if TYPE_CHECKING:
     from .manager import JobManager
     from .model import JobRecord
     from .paths import RegistryPaths
+    from .protocol import Ready, StartSpec
 
 ENV_FILE_LIMIT = 4 * 1024 * 1024
+KEEP_LAUNCHING_S = 5.0  # well within reconcile.LAUNCH_WINDOW_MS (15 s)
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,14 @@ def load(paths: RegistryPaths, record: JobRecord) -> Saved:
 
 
 async def restart(jm: JobManager, job_id: str) -> JobRecord:
-    """See `JobManager.restart`. Everything is checked before the old job is touched."""
+    """See `JobManager.restart`. Everything is checked before the old job is touched.
+
+    A running job is stopped only once its replacement is as far as it can get without
+    running: its id reserved, its record and environment written, its shim started and
+    waiting (`launch.spawn(hold=True)`). A full disk, a shim that cannot start, anything
+    that fails before that leaves the old job running, and the error says so; the new
+    command then starts at once, never beside the old one (a server's port, a lock).
+    """
     check("id", job_id)
     record = jm.get(job_id)
     if record.running and not jm.is_own(record):
@@ -97,22 +110,73 @@ async def restart(jm: JobManager, job_id: str) -> JobRecord:
         raise Refused(message, "id")
     saved = load(jm.paths, record)
     cwd = resolve_cwd(record.cwd, jm.cwd)
-    if record.running:
-        await jm.kill(record.id)
-        record = jm.get(record.id)
-        if record.running:
-            raise JobError(f"{record.id} did not stop within the grace period; not restarted", "id")
-    return await jm.start(
-        record.command,
-        label=record.label,
-        stdin=record.stdin and not record.tty,
-        timeout_ms=record.timeout_ms,
-        wake=record.wake,
-        detached=record.detached,
-        cwd=cwd,
-        tty=record.tty,
-        cols=saved.cols,
-        rows=saved.rows,
-        env=saved.env or None,
-        restart_of=record.id,
-    )
+    stopper = _Stopper(jm, record.id) if record.running else None
+    try:
+        return await starting.start(
+            jm,
+            record.command,
+            label=record.label,
+            stdin=record.stdin and not record.tty,
+            timeout_ms=record.timeout_ms,
+            wake=record.wake,
+            detached=record.detached,
+            cwd=cwd,
+            tty=record.tty,
+            cols=saved.cols,
+            rows=saved.rows,
+            env=saved.env or None,
+            restart_of=record.id,
+            starter=stopper.start if stopper is not None else None,
+        )
+    except JobError as exc:
+        if stopper is None or stopper.stopped or isinstance(exc, Refused | InvalidArgument):
+            raise
+        message = f"{exc}; {record.id} not restarted: it still runs"
+        raise type(exc)(message, exc.field) from exc
+
+
+class _Stopper:
+    """The shim start of a restart: held until the old job has stopped."""
+
+    def __init__(self, jm: JobManager, old_id: str) -> None:
+        self.jm = jm
+        self.old_id = old_id
+        self.stopped = False  # the old job was touched: an error after this says so
+
+    async def start(self, record: JobRecord, spec: StartSpec, env: dict[str, str] | None) -> Ready:
+        going = await asyncio.to_thread(launch.spawn, spec, env, hold=True)
+        try:
+            await asyncio.to_thread(going.held)
+            keeping = asyncio.get_running_loop().create_task(self._keep_launching(record))
+            try:
+                await self._stop_old()
+            finally:
+                keeping.cancel()
+            record.started_at = now_ms()  # when it really starts (the launch window too)
+        except BaseException:
+            going.cancel()
+            with contextlib.suppress(LaunchError):
+                await asyncio.to_thread(going.ready)
+            raise
+        going.go()
+        try:
+            return await asyncio.to_thread(going.ready)
+        except LaunchError as exc:
+            raise LaunchError(f"{exc} ({self.old_id} was stopped first)") from exc
+
+    async def _keep_launching(self, record: JobRecord) -> None:
+        """A kill may take its whole grace (up to a minute): the new record, pid-less,
+        must not look like a launch that never came (`reconcile.launching`) to the
+        other processes of this session meanwhile, so its start time moves on."""
+        while True:
+            await asyncio.sleep(KEEP_LAUNCHING_S)
+            record.started_at = now_ms()
+            self.jm.registry.mark_dirty()
+            self.jm.registry.save()
+
+    async def _stop_old(self) -> None:
+        self.stopped = True
+        await self.jm.kill(self.old_id)
+        if self.jm.get(self.old_id).running:
+            self.stopped = False  # it still runs: it was not stopped, and says so below
+            raise JobError(f"{self.old_id} did not stop within the grace period", "id")

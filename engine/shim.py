@@ -372,6 +372,9 @@ def main(argv: list[str]) -> int:
     spec = loads(argv[1])
     ready_fd = int(spec["readyFd"])
     os.set_inheritable(ready_fd, False)  # the job must not hold our caller's ready pipe
+    hold_fd = spec.get("holdFd")  # a held start (a restart): spawn only on its go
+    if hold_fd is not None:
+        os.set_inheritable(int(hold_fd), False)
     if os.fork():  # the caller reaps this parent at once; the shim is nobody's child
         os._exit(0)
     os.setsid()
@@ -386,6 +389,10 @@ def main(argv: list[str]) -> int:
         owner = spec.get("ownerPid"), spec.get("ownerToken"), spec.get("ownerPoll")
         if not shim.watch_owner(*owner):
             raise OwnerGone("its session ended before the job started")
+        if hold_fd is not None:
+            from .spawn import wait_for_go  # loaded already; named here, where it is used
+
+            wait_for_go(ready_fd, int(hold_fd))
         shim.server.listen()
         shim.spawn()
         shim.identity = {

@@ -183,3 +183,19 @@ def spawn_pty(spec: dict) -> Spawned:
         os.close(slave)
     writer = os.dup(master)
     return Spawned(pid, master, writer, master)
+
+
+class StartCalledOff(RuntimeError):
+    """The caller of a held start (a restart) called it off, or died: nothing is spawned."""
+
+
+def wait_for_go(ready_fd: int, hold_fd: int) -> None:
+    """A held start: say we are ready to spawn (a `held` line on the ready pipe), then wait
+    for the caller's go (one byte). Its end of the pipe closed instead: StartCalledOff."""
+    os.write(ready_fd, b'{"held": true}\n')
+    try:
+        word = os.read(hold_fd, 1)
+    finally:
+        os.close(hold_fd)
+    if word != b"g":
+        raise StartCalledOff("its start was called off before the job started")

@@ -13,6 +13,7 @@ from .results import Refused
 
 if TYPE_CHECKING:
     from .manager import JobManager
+    from .supervision import Starter
 
 WINDOWS = sys.platform == "win32"
 DETACH_REFUSAL = (
@@ -36,8 +37,10 @@ async def start(
     rows: int,
     env: dict[str, str] | None,
     restart_of: str | None,
+    starter: Starter | None = None,
 ) -> JobRecord:
-    """Everything is checked before the session is opened or an id reserved."""
+    """Everything is checked before the session is opened or an id reserved. `starter`:
+    how the shim is started (`Supervisor.launch`; a restart holds it, see restarts.py)."""
     timeout_ms = check_start(command, label, stdin, timeout_ms, wake, detached)
     if tty:
         check_size(cols, rows)
@@ -70,4 +73,4 @@ async def start(
         restart_of=restart_of,
     )
     with kept_for_restart(jm.paths, record, env, cols, rows):
-        return await jm.supervisor.launch(record, cols=cols, rows=rows, env=env)
+        return await jm.supervisor.launch(record, cols=cols, rows=rows, env=env, starter=starter)

@@ -37,10 +37,14 @@ from .reconcile import Facts, Plan, launching, plan
 from .results import JobError
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from .config import Config
     from .paths import RegistryPaths
-    from .protocol import GoneEvent
+    from .protocol import GoneEvent, Ready, StartSpec
     from .registry import Registry
+
+    Starter = Callable[[JobRecord, StartSpec, dict[str, str] | None], Awaitable[Ready]]
 
 RECONCILE_S = 1.0
 LAST_LINE_SAVE_S = 10.0  # a running job's new last line alone reaches the file this often
@@ -323,9 +327,18 @@ class Supervisor:
 
     # -- launch and attach -------------------------------------------------------
     async def launch(
-        self, record: JobRecord, *, cols: int, rows: int, env: dict[str, str] | None
+        self,
+        record: JobRecord,
+        *,
+        cols: int,
+        rows: int,
+        env: dict[str, str] | None,
+        starter: Starter | None = None,
     ) -> JobRecord:
-        """Record the job, start its shim, fill in its pids, attach to it."""
+        """Record the job, start its shim, fill in its pids, attach to it.
+
+        `starter` starts the shim from its spec (default: `launch` in a thread); a restart
+        gives one that holds the shim until the old job has stopped (restarts.py)."""
         job_id = record.id
         owner = None if (record.detached or self.persistent) else os.getpid()
         spec = start_spec(record, self.paths, self.config, owner, self.marker(job_id), cols, rows)
@@ -339,10 +352,15 @@ class Supervisor:
             raise JobError(f"could not record the job: {exc.strerror or exc}", "command") from exc
         self._launching.add(job_id)
         try:
-            ready = await asyncio.to_thread(launch, spec, env=env)
-        except (LaunchError, OSError) as exc:
+            if starter is None:
+                ready = await asyncio.to_thread(launch, spec, env=env)
+            else:
+                ready = await starter(record, spec, env)
+        except (LaunchError, OSError, JobError) as exc:
             procs.sweep(spec["marker"])  # a shim that answered too late must not leave a job
             self._forget_start(job_id)
+            if isinstance(exc, JobError):
+                raise
             raise JobError(str(exc), "command") from exc
         finally:
             self._launching.discard(job_id)

@@ -4,16 +4,21 @@ kept until it can be written, and read-only calls keep working."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
-from jobs_tui.engine import JobManager
+from jobs_tui.engine import JobError, JobManager
 from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone, until
 
@@ -33,7 +38,23 @@ def small_disk(tmp_path: Path):
     try:
         yield mount
     finally:
+        (mount / "filler").unlink(missing_ok=True)  # room, so shims can write and end
+        _end_shims(mount)
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _end_shims(mount: Path) -> None:
+    """The shims a test left running under `mount` end (and take their jobs with them)."""
+    shims = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if any(str(mount) in part for part in proc.info["cmdline"] or ()):
+            with contextlib.suppress(psutil.Error):
+                proc.terminate()
+                shims.append(proc)
+    _gone, alive = psutil.wait_procs(shims, timeout=8)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
 
 
 def fill(mount: Path) -> Path:
@@ -98,3 +119,195 @@ async def test_a_full_disk_drops_output_keeps_the_job_and_its_exit_code(small_di
         assert await until(lambda: '"exitCode":7' in jm.registry.own_path.read_text(), 5)
         assert (await jm.wait((await jm.start("echo fine")).id, 10_000)).exit_code == 0
     assert os.path.exists(registry)
+
+
+def fill_but(mount: Path, room: int) -> Path:
+    """Take every free byte but about `room` (so small registry writes still fit)."""
+    filler = fill(mount)
+    os.truncate(filler, max(0, filler.stat().st_size - room))
+    return filler
+
+
+def _json(done: subprocess.CompletedProcess) -> dict:
+    assert done.stdout, (done.returncode, done.stderr)
+    return json.loads(done.stdout)
+
+
+def _record(registry: Path, job_id: str, verb: str = "status") -> dict:
+    """The job as `status ID --json` (or `list --all --json`) shows it."""
+    if verb == "status":
+        return _json(cli(registry, "status", job_id, "--json"))["job"]
+    jobs = _json(cli(registry, "list", "--all", "--json"))["jobs"]
+    return next(j for j in jobs if j["id"] == job_id)
+
+
+def _poll(predicate, timeout: float = 30.0, step: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def test_a_restart_on_a_full_disk_leaves_the_old_job_running_and_says_why(small_disk: Path):
+    registry = small_disk / "reg"
+    old = _json(cli(registry, "start", "--json", "--", "sleep 600"))["job"]
+    filler = fill(small_disk)
+    try:
+        done = cli(registry, "restart", old["id"])
+        assert not gone(old["pid"]), "the old job must still run"
+        assert done.returncode == 1, (done.returncode, done.stderr)
+        assert done.stderr.startswith("jobs-tui: ") and "No space left on device" in done.stderr
+        assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+        assert "not restarted" in done.stderr and old["id"] in done.stderr, done.stderr
+        assert _record(registry, old["id"])["status"] == "running"
+        assert not list(registry.glob("j*.lock")), "no reservation is left behind"
+        assert not list(registry.glob("j2.*")), "nor any file of the job that did not start"
+    finally:
+        filler.unlink()
+    done = cli(registry, "restart", old["id"], "--json")  # with room again, it restarts
+    assert done.returncode == 0, done.stderr
+    new = _json(done)["job"]
+    assert new["restartOf"] == old["id"] and not gone(new["pid"])
+    assert _poll(lambda: gone(old["pid"]), 10)
+    cli(registry, "kill", new["id"], "--signal", "SIGKILL")
+
+
+def test_clear_all_on_a_full_disk_is_a_named_error_and_clears_nothing(small_disk: Path):
+    registry = small_disk / "reg"
+    assert cli(registry, "start", "--", "true").returncode == 0
+    sleeper = _json(cli(registry, "start", "--json", "--", "sleep 600"))["job"]
+    assert _poll(lambda: _record(registry, "j1")["status"] == "exited", 20)
+    filler = fill(small_disk)
+    try:
+        done = cli(registry, "clear", "--all")
+        assert done.returncode == 1, (done.returncode, done.stderr)
+        assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+        assert "jobs-tui: could not clear: No space left on device" in done.stderr
+        # the directory, as long as the command line quotes a word (80 characters)
+        assert f"(registry dir {str(registry)[:70]}" in done.stderr, done.stderr
+        assert done.stderr.rstrip().endswith("nothing was cleared or killed"), done.stderr
+        jobs = {j["id"]: j for j in _json(cli(registry, "list", "--all", "--json"))["jobs"]}
+        assert set(jobs) == {"j1", sleeper["id"]}, "every record stays"
+        assert jobs[sleeper["id"]]["status"] == "running" and not gone(sleeper["pid"])
+        assert (registry / "j1.log").exists() and (registry / "j1.status").exists()
+    finally:
+        filler.unlink()
+    done = cli(registry, "clear", "--all")
+    assert done.returncode == 0, done.stderr
+    assert _poll(lambda: gone(sleeper["pid"]), 10)
+    assert _json(cli(registry, "list", "--all", "--json"))["jobs"] == []
+
+
+LOUD = "head -c 3000000 /dev/zero | tr '\\0' x; exit 3"
+
+
+async def test_a_command_line_job_on_a_full_disk_has_its_lost_bytes_everywhere(small_disk: Path):
+    registry = small_disk / "reg"
+    registry.mkdir(mode=0o700)
+    filler = fill_but(small_disk, 192 * 1024)
+    try:
+        job = _json(cli(registry, "start", "--json", "--", LOUD))["job"]
+        assert await until(lambda: gone(job["pid"]), 30), "the job ends"
+    finally:
+        filler.unlink()
+    end_file = registry / f"{job['id']}.end"
+    assert await until(end_file.exists, 10), "its shim writes the end once there is room"
+    end = json.loads(end_file.read_text())
+    assert end["lostBytes"] > 2_000_000 and end["logNote"] == "disk full", end
+    want = (3, end["lostBytes"], "disk full")
+    for verb in ("status", "list", "status"):  # the first settles it, the others read it
+        rec = _record(registry, job["id"], verb)
+        assert (rec["exitCode"], rec["logLostBytes"], rec["logNote"]) == want, (verb, rec)
+    human = cli(registry, "status", job["id"]).stdout
+    assert f"{end['lostBytes']} bytes lost: disk full" in human, human
+    async with JobManager(registry_dir=registry, session_id="cli") as jm:
+        details = await JobTools(jm).call({"action": "status", "id": job["id"]})
+    got = details["job"]
+    assert (got["exitCode"], got["logLostBytes"], got["logNote"]) == want, got
+
+
+def test_list_says_what_the_shim_knows_of_a_job_that_ended_on_a_full_disk(small_disk: Path):
+    registry = small_disk / "reg"
+    registry.mkdir(mode=0o700)
+    filler = fill_but(small_disk, 192 * 1024)
+    try:
+        job = _json(cli(registry, "start", "--json", "--", LOUD))["job"]
+        assert _poll(lambda: gone(job["pid"]), 30), "the job ends"
+        assert not (registry / f"{job['id']}.status").exists()  # its shim could not say so
+        for verb in ("status", "list"):
+            rec = _record(registry, job["id"], verb)
+            assert (rec["status"], rec["exitCode"]) == ("failed", 3), (verb, rec)
+            assert rec["exitNotWritten"] == "disk full", rec
+        rows = cli(registry, "list").stdout
+        assert "0 running" in rows.splitlines()[0] and "not yet written: disk full" in rows, rows
+        peer = _json(cli(registry, "--session", "other", "list", "--json"))["jobs"]
+        assert [(j["status"], j["exitCode"], j["exitNotWritten"]) for j in peer] == [
+            ("failed", 3, "disk full")
+        ], peer  # another session's reader sees the same
+        assert "exit 3" in cli(registry, "status", job["id"]).stdout
+        shim = psutil.Process(job["shimPid"])
+        shim.suspend()  # a shim that cannot answer: what is known is said, no more
+        try:
+            line = cli(registry, "status", job["id"]).stdout
+            assert "ended · exit code not yet written: disk full" in line, line
+            rec = _record(registry, job["id"], "list")
+            assert (rec["status"], rec["exitCode"], rec["exitNotWritten"]) == (
+                "unknown",
+                None,
+                "disk full",
+            ), rec
+            assert "ended · exit code not yet written: disk full" in cli(registry, "list").stdout
+        finally:
+            shim.resume()
+    finally:
+        filler.unlink()
+    assert _poll(lambda: (registry / f"{job['id']}.status").exists(), 10)
+    rec = _record(registry, job["id"])
+    assert (rec["status"], rec["exitCode"]) == ("failed", 3) and "exitNotWritten" not in rec
+
+
+async def test_a_clear_whose_registry_write_fails_keeps_every_record_and_file(tmp_path: Path):
+    """The room went between the check and the write: the records stay, in memory and on
+    disk, with their files, and the error says what was done (the kill)."""
+    registry = tmp_path / "reg"
+    async with JobManager(registry_dir=registry, session_id="s1") as jm:
+        done = await jm.wait((await jm.start("true")).id, 10_000)
+        running = await jm.start("sleep 600")
+        real = jm.registry.persist
+
+        def full() -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        jm.registry.persist = full  # type: ignore[method-assign]
+        with pytest.raises(JobError) as caught:
+            await jm.clear(all=True)
+        jm.registry.persist = real  # type: ignore[method-assign]
+        message = str(caught.value)
+        assert message.startswith("could not clear: No space left on device (registry dir ")
+        assert f"{running.id} killed first; every record stays" in message, message
+        assert {r.id for r in await jm.list(all=True)} == {done.id, running.id}
+        assert jm.paths.log(done.id).exists() and jm.paths.status(done.id).exists()
+        assert gone(running.pid)
+        jm.registry.persist()
+        assert f'"id":"{done.id}"' in jm.registry.own_path.read_text()
+        assert {r.id for r in await jm.clear(all=True)} == {done.id, running.id}
+
+
+def test_a_running_command_line_job_on_a_full_disk_shows_its_losses(small_disk: Path):
+    """The session that started it ended at once: its shim is asked, while the disk is full."""
+    registry = small_disk / "reg"
+    registry.mkdir(mode=0o700)
+    filler = fill_but(small_disk, 192 * 1024)
+    try:
+        job = _json(cli(registry, "start", "--json", "--", LOUD.replace("exit 3", "sleep 600")))
+        job_id = job["job"]["id"]
+        assert _poll(lambda: _record(registry, job_id)["logLostBytes"] > 2_000_000, 30)
+        rec = _record(registry, job_id, "list")
+        assert rec["status"] == "running" and rec["logNote"] == "disk full", rec
+        line = cli(registry, "status", job_id).stdout
+        assert f"{rec['logLostBytes']} bytes lost: disk full" in line.splitlines()[0], line
+    finally:
+        filler.unlink()
+    cli(registry, "kill", job_id, "--signal", "SIGKILL")

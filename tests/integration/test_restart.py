@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -118,3 +123,88 @@ async def test_a_peers_running_job_is_refused_and_a_lost_env_file_refuses_before
             await owner.restart(rec.id)
         assert "gone" in str(lost.value) and owner.get(rec.id).running
         await owner.kill(rec.id)
+
+
+async def test_a_restart_whose_new_shim_cannot_start_leaves_the_old_job_running(
+    jm: JobManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The replacement's supervisor fails before it is ready (its log cannot be opened):
+    the old job was never touched, and nothing of the new one is left."""
+    from jobs_tui.engine import launch
+
+    rec = await jm.start("sleep 600")
+    real = launch.spawn
+
+    def broken(spec, env=None, **hold):
+        return real({**spec, "log": str(tmp_path / "no-such-dir" / "x.log")}, env, **hold)
+
+    monkeypatch.setattr(launch, "spawn", broken)
+    with pytest.raises(JobError) as caught:
+        await jm.restart(rec.id)
+    message = str(caught.value)
+    assert message.startswith("the job supervisor failed to start"), message
+    assert message.endswith(f"; {rec.id} not restarted: it still runs"), message
+    assert jm.get(rec.id).running and os.path.exists(f"/proc/{rec.pid}")
+    assert [r.id for r in jm.jobs(include_peers=False)] == [rec.id]
+    assert sorted(p.name for p in jm.paths.root.glob("j2*")) == []
+    monkeypatch.undo()
+    new = await jm.restart(rec.id)
+    assert new.running and not jm.get(rec.id).running
+
+
+async def test_a_restart_starts_the_new_command_only_after_the_old_one_stopped(
+    jm: JobManager, tmp_path: Path
+):
+    trace = tmp_path / "trace"
+    command = (
+        f"echo start >> {trace}; trap 'echo bye >> {trace}; exit 0' TERM; "
+        "while :; do sleep 0.05; done"
+    )
+    rec = await jm.start(command)
+    deadline = asyncio.get_running_loop().time() + 10
+    while not trace.exists() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    new = await jm.restart(rec.id)
+    while trace.read_text().count("start") < 2 and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    assert trace.read_text() == "start\nbye\nstart\n"
+    assert new.started_at >= (jm.get(rec.id).finished_at or 0)
+    await jm.kill(new.id)
+
+
+@pytest.mark.slow
+def test_a_restart_held_through_a_long_grace_is_not_settled_by_another_call(tmp_path: Path):
+    """The old job ignores SIGTERM and takes its whole grace (20 s, past the 15 s launch
+    window): the new record, waiting without pids, is not taken for a launch that died by
+    another call of the same session meanwhile."""
+    config = tmp_path / "config.toml"
+    config.write_text("[job]\nkill_grace_ms = 20000\n")
+    env = {**os.environ, "JOBS_TUI_CONFIG": str(config)}
+    cli = [sys.executable, "-m", "jobs_tui.app.cli", "--registry-dir", str(tmp_path / "reg")]
+
+    def run(*args: str) -> dict:
+        done = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, timeout=90)
+        return json.loads(done.stdout)
+
+    old = run("start", "--json", "--", "trap '' TERM; sleep 600")["job"]
+    restart = subprocess.Popen(
+        [*cli, "restart", old["id"], "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(17)
+        jobs = {j["id"]: j for j in run("list", "--all", "--json")["jobs"]}
+        assert len(jobs) == 2 and all(j["status"] == "running" for j in jobs.values()), jobs
+        out, err = restart.communicate(timeout=60)
+        assert restart.returncode == 0, err
+        new = json.loads(out)["job"]
+        rec = run("status", new["id"], "--json")["job"]
+        assert rec["status"] == "running" and rec["pid"] == new["pid"], rec
+    finally:
+        restart.kill()
+        for job in run("list", "--all", "--json")["jobs"]:
+            if job["status"] == "running":
+                run("kill", job["id"], "--signal", "SIGKILL", "--json")

@@ -92,7 +92,7 @@ def test_the_start_spec_is_what_launch_builds(tmp_path: Path):
         session_id="s",
     )
     spec = start_spec(record, paths, Config(), None, "m", 80, 24)
-    assert set(spec) | {"readyFd"} == keys(typed()["StartSpec"])
+    assert set(spec) | {"readyFd", "holdFd"} == keys(typed()["StartSpec"])  # added by spawn
     assert spec["previous"] == str(paths.previous_log("j7"))
     assert spec["end"] == str(paths.end("j7")) and spec["socket"] == str(paths.socket("j7"))
 
