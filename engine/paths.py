@@ -181,13 +181,17 @@ class RegistryPaths:
         """Why the job ended, written by its shim beside the status file."""
         return self.root / f"{job_id}.end"
 
-    def socket(self, job_id: str) -> Path:
-        """The control socket: derived, never read from a registry file."""
+    def socket(self, job_id: str, create: bool = False) -> Path:
+        """The control socket: derived, never read from a registry file. Too long a path
+        puts it in the private runtime directory (runtimedir), made only if `create` (a
+        start: a read asks where a socket would be and writes nothing)."""
         direct = self.root / f"{job_id}.sock"
         if len(os.fsencode(direct)) <= MAX_SOCKET_PATH:
             return direct
+        from .runtimedir import runtime_dir  # only long registry paths need it
+
         digest = sha1(os.fsencode(self.root)).hexdigest()[:16]
-        return runtime_dir() / f"{digest}-{job_id}.sock"
+        return runtime_dir(self.root, create) / f"{digest}-{job_id}.sock"
 
     def job_files(self, job_id: str) -> list[Path]:
         return [
@@ -211,26 +215,6 @@ class RegistryPaths:
         if os.path.dirname(resolved) != os.path.realpath(self.root):
             return None
         return Path(resolved)
-
-
-class UnsafeRuntimeDir(PermissionError):
-    """The socket directory exists but is not ours alone."""
-
-
-def runtime_dir() -> Path:
-    """A private 0700 directory for sockets whose natural path would be too long."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
-    if len(os.fsencode(base)) > MAX_SOCKET_PATH - 48:
-        base = "/tmp"
-    path = Path(base) / f"jobs-tui-{uid}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    st = os.lstat(path)
-    if st.st_uid != uid or not os.path.isdir(path) or os.path.islink(path):
-        raise UnsafeRuntimeDir(f"{path} belongs to another user or is not a directory")
-    if st.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
 
 
 class UnsafeRegistryDir(PermissionError):
