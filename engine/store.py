@@ -113,8 +113,9 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
 
 def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
     """See write_json_atomic."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(8).hex()}.tmp")  # unguessable
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, 0o600)
     try:
         view = memoryview(payload)
         while view:
