@@ -190,7 +190,7 @@ class LogWriter:
         want = size
         for name in (self.live_name, self.previous_name):
             try:  # by name in our directory, O_NOFOLLOW, ours: never a planted link's target
-                fd = self.dir.open_file(name, os.O_RDONLY | os.O_NONBLOCK)
+                fd = self.dir.open_file(name, os.O_RDONLY)
             except OSError:
                 continue
             try:

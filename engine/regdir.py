@@ -21,6 +21,7 @@ import stat
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 FILE_MODE = 0o600
 
 
@@ -93,7 +94,9 @@ class RegDir:
 
         An existing file opened (no O_EXCL) must be a regular file of ours: a FIFO,
         device or another user's file is refused (UnsafeFile's errno EPERM)."""
-        fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=self.fd)
+        # O_NONBLOCK: a planted FIFO opens at once (or fails, ENXIO) instead of stalling
+        # us; on a regular file it changes nothing.
+        fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode, dir_fd=self.fd)
         if flags & os.O_EXCL:
             return fd  # we made it just now
         try:
@@ -108,7 +111,7 @@ class RegDir:
 
     def read_file(self, name: str, limit: int) -> bytes:
         """Up to `limit` bytes of a regular file of ours (O_NONBLOCK: a FIFO never stalls)."""
-        fd = self.open_file(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = self.open_file(name, os.O_RDONLY)
         try:
             return os.pread(fd, limit, 0)
         finally:
