@@ -29,21 +29,37 @@ class UnsafeDirectory(PermissionError):
     """A directory we refuse to work in: not a directory, a symlink, another user's, or
     writable by others."""
 
+    def __str__(self) -> str:
+        return f"refused: {self.strerror}"
+
 
 def check_dir_stat(path: str, st: os.stat_result) -> None:
     """Raise UnsafeDirectory unless `st` is a directory of ours only we can write."""
     if not stat.S_ISDIR(st.st_mode):
-        raise UnsafeDirectory(errno.ENOTDIR, f"{path} is not a directory; refused")
+        raise UnsafeDirectory(errno.ENOTDIR, f"{path} is not a directory")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
     if uid is not None and st.st_uid != uid:
-        raise UnsafeDirectory(
-            errno.EPERM, f"{path} belongs to another user (uid {st.st_uid}); refused"
-        )
+        raise UnsafeDirectory(errno.EPERM, f"{path} belongs to another user (uid {st.st_uid})")
     if st.st_mode & 0o022:
         raise UnsafeDirectory(
             errno.EPERM,
-            f"{path} is writable by group or others (mode {st.st_mode & 0o7777:o}); refused",
+            f"{path} is writable by group or others (mode {st.st_mode & 0o7777:04o})",
         )
+
+
+def open_dir(path: str) -> int:
+    """An fd on directory `path` (links on the way followed: what counts is where it
+    leads), if it is ours and nobody else can write it; UnsafeDirectory otherwise.
+
+    For a session's one-off opens: the name is then opened relative to this fd, so the
+    directory checked is the one used even if the path is swapped in between."""
+    fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        check_dir_stat(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def temp_name(name: str) -> str:
@@ -70,7 +86,7 @@ class RegDir:
             fd = os.open(real, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise UnsafeDirectory(exc.errno, f"{path} is not a directory; refused") from exc
+                raise UnsafeDirectory(exc.errno, f"{path} is not a directory") from exc
             raise
         try:
             check_dir_stat(path, os.fstat(fd))
