@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -173,3 +174,27 @@ def test_bind_leaves_the_cwd_where_it_was(tmp_path):
     finally:
         sock.close()
         directory.close()
+
+
+def test_sessions_refuse_to_read_or_write_in_a_directory_swapped_for_another_users(tmp_path):
+    """The session side: each open checks the directory it opens in (safefiles, store)."""
+    from jobs_tui.engine.safefiles import UnsafeFile, read_regular
+    from jobs_tui.engine.store import write_json_atomic
+
+    reg = private(tmp_path / "reg")
+    write_json_atomic(reg / "registry-x.json", {"mine": True})
+    assert json.loads(read_regular(reg / "registry-x.json", 100)) == {"mine": True}
+    real = swap(reg)
+    (reg / "registry-x.json").write_bytes(b'{"planted": true}')
+    os.chown(reg, OTHER_UID, -1)
+    with pytest.raises(UnsafeFile, match=f"its directory {reg} belongs to another user"):
+        read_regular(reg / "registry-x.json", 100)
+    with pytest.raises(UnsafeDirectory):
+        write_json_atomic(reg / "registry-x.json", {"mine": 2})
+    assert (reg / "registry-x.json").read_bytes() == b'{"planted": true}'
+    assert os.listdir(reg) == ["registry-x.json"]
+    os.chmod(reg, 0o777)
+    os.chown(reg, os.geteuid(), -1)
+    with pytest.raises(UnsafeFile, match="writable by group or others"):
+        read_regular(reg / "registry-x.json", 100)
+    assert json.loads((real / "registry-x.json").read_bytes()) == {"mine": True}
