@@ -198,3 +198,32 @@ def test_sessions_refuse_to_read_or_write_in_a_directory_swapped_for_another_use
     with pytest.raises(UnsafeFile, match="writable by group or others"):
         read_regular(reg / "registry-x.json", 100)
     assert json.loads((real / "registry-x.json").read_bytes()) == {"mine": True}
+
+
+@pytest.mark.parametrize("plant", ["link", "dangling", "fifo", "theirs"])
+def test_a_log_name_taken_by_something_else_is_replaced_by_our_file(tmp_path, plant):
+    """Only we (or a job of ours) can plant in our directory; the shim still never writes
+    through the plant, and keeps logging instead of failing."""
+    reg = private(tmp_path / "reg")
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    live = reg / "j1.log"
+    writer = LogWriter(str(live), str(reg / "j1.log.1"), 0)
+    try:
+        writer.write(b"one\n")
+        os.unlink(live)
+        if plant == "link":
+            os.symlink(victim, live)
+        elif plant == "dangling":
+            os.symlink(tmp_path / "nowhere", live)
+        elif plant == "fifo":
+            os.mkfifo(live)
+        else:
+            live.write_bytes(b"x")
+            os.chown(live, OTHER_UID, -1)
+        assert writer.reopen_if_unlinked() is True
+        writer.write(b"two\n")
+    finally:
+        writer.close()
+    assert live.is_file() and not live.is_symlink() and live.read_bytes() == b"two\n"
+    assert victim.read_bytes() == b"keep" and not (tmp_path / "nowhere").exists()
