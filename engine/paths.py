@@ -255,10 +255,12 @@ def make_private_dirs(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def _chain(probe: str) -> list[str]:
-    """`probe` and its ancestors, as written and as resolved, root first (no repeats)."""
+def _chain(probe: str, target: str) -> list[str]:
+    """`probe` and its ancestors, as written and as resolved, and those of where `target`
+    resolves to (a registry that is a symlink), root first, no repeats."""
     seen: dict[str, None] = {}
-    for base in (os.path.abspath(probe), os.path.realpath(probe)):
+    resolved = os.path.dirname(os.path.realpath(target))
+    for base in (os.path.abspath(probe), os.path.realpath(probe), resolved):
         here = base
         while True:
             seen.setdefault(here)
@@ -286,7 +288,7 @@ def loose_parent(path: str | os.PathLike[str]) -> str | None:
     probe = os.path.dirname(target)
     while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)
-    for directory in _chain(probe):
+    for directory in _chain(probe, target):
         try:
             st = os.stat(directory)
         except OSError:

@@ -80,3 +80,13 @@ def test_a_symlink_in_a_loose_directory_is_refused_too(tmp_path):
 def test_tmp_itself_and_pytest_dirs_are_fine(tmp_path):
     assert loose_parent(tmp_path / "reg") is None
     assert loose_parent("/tmp/jobs-tui-test-nonexistent/reg") is None
+
+
+def test_a_registry_that_is_a_symlink_into_a_loose_directory_is_refused(tmp_path):
+    loose = make_dir(tmp_path / "loose", 0o777)
+    real = make_dir(loose / "reg", 0o700)
+    home = make_dir(tmp_path / "home", 0o700)
+    os.symlink(real, home / "reg")
+    assert loose_parent(home / "reg") == (
+        f"its parent {loose} is writable by other users (mode 0777, not sticky)"
+    )
