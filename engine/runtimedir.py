@@ -84,7 +84,7 @@ def new_salt(registry: Path, replace: bool) -> str:
     """A fresh salt in the registry: linked in if none is there (a racer's wins and is
     returned), or renamed over the old one when `replace`."""
     salt = os.urandom(16).hex()
-    tmp = registry / f".{SOCKET_SALT}.{os.getpid()}.{os.urandom(8).hex()}.tmp"
+    tmp = registry / f"{SOCKET_SALT}.{os.getpid()}.{os.urandom(8).hex()}.tmp"  # swept if left
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(tmp, flags, 0o600)
     try:
