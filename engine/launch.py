@@ -65,7 +65,7 @@ def start_spec(
         "previous": str(paths.previous_log(job_id)),
         "status": record.status_path or str(paths.status(job_id)),
         "end": str(paths.end(job_id)),
-        "socket": str(paths.socket(job_id)),
+        "socket": str(paths.socket(job_id, create=True)),
         "maxLogBytes": config.max_log_bytes,
         "killGraceMs": config.kill_grace_ms,
         "timeoutMs": record.timeout_ms,

@@ -61,8 +61,8 @@ class LogWriter:
         self.times = TimeIndexWriter(times_of(live), directory=self.dir)
 
     def _open(self) -> int:
-        try:  # O_NOFOLLOW (regdir): a planted symlink is refused, never written through
-            fd = self.dir.open_file(self.live_name, os.O_WRONLY | os.O_CREAT, _FILE_MODE)
+        try:
+            fd = self._create()
         except OSError as exc:
             if exc.errno not in FULL:
                 raise
@@ -81,6 +81,19 @@ class LogWriter:
                 raise
             self._full()
         return fd
+
+    def _create(self) -> int:
+        """The live segment, opened or made; O_NOFOLLOW (regdir): a planted link is never
+        written through. The name is the job's: whatever else holds it (a link, a FIFO,
+        another user's file) is removed and a file of ours made in its place."""
+        flags = os.O_WRONLY | os.O_CREAT
+        try:
+            return self.dir.open_file(self.live_name, flags, _FILE_MODE)
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.EPERM, errno.ENXIO, errno.EMLINK):
+                raise
+        self.dir.unlink(self.live_name, quiet=True)
+        return self.dir.open_file(self.live_name, flags | os.O_EXCL, _FILE_MODE)
 
     # -- a full disk: the job must never stall or die because its log cannot grow ----------
     def _full(self) -> None:
@@ -190,7 +203,7 @@ class LogWriter:
         want = size
         for name in (self.live_name, self.previous_name):
             try:  # by name in our directory, O_NOFOLLOW, ours: never a planted link's target
-                fd = self.dir.open_file(name, os.O_RDONLY | os.O_NONBLOCK)
+                fd = self.dir.open_file(name, os.O_RDONLY)
             except OSError:
                 continue
             try:

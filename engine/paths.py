@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -180,13 +181,17 @@ class RegistryPaths:
         """Why the job ended, written by its shim beside the status file."""
         return self.root / f"{job_id}.end"
 
-    def socket(self, job_id: str) -> Path:
-        """The control socket: derived, never read from a registry file."""
+    def socket(self, job_id: str, create: bool = False) -> Path:
+        """The control socket: derived, never read from a registry file. Too long a path
+        puts it in the private runtime directory (runtimedir), made only if `create` (a
+        start: a read asks where a socket would be and writes nothing)."""
         direct = self.root / f"{job_id}.sock"
         if len(os.fsencode(direct)) <= MAX_SOCKET_PATH:
             return direct
+        from .runtimedir import runtime_dir  # only long registry paths need it
+
         digest = sha1(os.fsencode(self.root)).hexdigest()[:16]
-        return runtime_dir() / f"{digest}-{job_id}.sock"
+        return runtime_dir(self.root, create) / f"{digest}-{job_id}.sock"
 
     def job_files(self, job_id: str) -> list[Path]:
         return [
@@ -212,28 +217,25 @@ class RegistryPaths:
         return Path(resolved)
 
 
-class UnsafeRuntimeDir(PermissionError):
-    """The socket directory exists but is not ours alone."""
-
-
-def runtime_dir() -> Path:
-    """A private 0700 directory for sockets whose natural path would be too long."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
-    if len(os.fsencode(base)) > MAX_SOCKET_PATH - 48:
-        base = "/tmp"
-    path = Path(base) / f"jobs-tui-{uid}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    st = os.lstat(path)
-    if st.st_uid != uid or not os.path.isdir(path) or os.path.islink(path):
-        raise UnsafeRuntimeDir(f"{path} belongs to another user or is not a directory")
-    if st.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
-
-
 class UnsafeRegistryDir(PermissionError):
     """The registry directory is not ours alone: another user's, or not a directory."""
+
+
+class LooseParent(UnsafeRegistryDir):
+    """A registry directory another user could swap: a parent of it is not ours alone.
+
+    `strerror` says why (naming that parent); str() names the registry directory too."""
+
+    def __init__(self, path: str | os.PathLike[str], why: str) -> None:
+        why += (
+            ", so another user could swap the registry for one of theirs; use a directory"
+            " whose parents only you (or root) can write"
+        )
+        super().__init__(errno.EPERM, why)
+        self.message = f"registry directory {os.fspath(path)} cannot be used: {why}"
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def make_private_dirs(path: str | os.PathLike[str]) -> Path:
@@ -253,14 +255,66 @@ def make_private_dirs(path: str | os.PathLike[str]) -> Path:
     return target
 
 
+def _chain(probe: str, target: str) -> list[str]:
+    """`probe` and its ancestors, as written and as resolved, and those of where `target`
+    resolves to (a registry that is a symlink), root first, no repeats."""
+    seen: dict[str, None] = {}
+    resolved = os.path.dirname(os.path.realpath(target))
+    for base in (os.path.abspath(probe), os.path.realpath(probe), resolved):
+        here = base
+        while True:
+            seen.setdefault(here)
+            up = os.path.dirname(here)
+            if up == here:
+                break
+            here = up
+    return sorted(seen, key=lambda d: (d.count(os.sep), d))
+
+
+def loose_parent(path: str | os.PathLike[str]) -> str | None:
+    """Why the directories above `path` let another user swap it, or None if they do not.
+
+    As ssh's StrictModes: every existing ancestor (of the path as written and as resolved)
+    must belong to us or to root, and be writable by nobody else, unless it is sticky
+    (`/tmp`: there only an entry's owner can rename or remove it). Another user who can
+    write a parent can rename the registry away and put one of theirs, with planted
+    links, in its place; the shim's directory fd defeats that for its own files, this
+    keeps every other reader and writer out of it too.
+    """
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is None:
+        return None
+    target = os.path.abspath(os.fspath(path))
+    probe = os.path.dirname(target)
+    while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    for directory in _chain(probe, target):
+        try:
+            st = os.stat(directory)
+        except OSError:
+            continue  # vanished meanwhile: what we create in its place is ours, 0700
+        if not stat.S_ISDIR(st.st_mode):
+            continue  # the mkdir below fails and says so
+        if st.st_uid not in (uid, 0):
+            return f"its parent {directory} is owned by uid {st.st_uid}, not by you or root"
+        if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+            mode = f"{st.st_mode & 0o7777:04o}"
+            return f"its parent {directory} is writable by other users (mode {mode}, not sticky)"
+    return None
+
+
 def ensure_private_dir(path: Path) -> Path:
     """Create (0700) or check the registry directory: ours, a directory, private.
 
     A directory of another user is refused, never chmodded or used: whoever owns it
     could plant files that steer us. The owner is compared by uid (so running as root
     does not make everything "ours"); a symlink to the directory is followed, but the
-    link itself must be ours (or root's) too.
+    link itself must be ours (or root's) too. A directory whose parents another user
+    can write is refused before anything is created (`loose_parent`).
     """
+    loose = loose_parent(path)
+    if loose is not None:
+        raise LooseParent(path, loose)
     try:
         target = make_private_dirs(path)
         st = os.stat(target)

@@ -21,6 +21,7 @@ import stat
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 FILE_MODE = 0o600
 
 
@@ -28,21 +29,37 @@ class UnsafeDirectory(PermissionError):
     """A directory we refuse to work in: not a directory, a symlink, another user's, or
     writable by others."""
 
+    def __str__(self) -> str:
+        return f"refused: {self.strerror}"
+
 
 def check_dir_stat(path: str, st: os.stat_result) -> None:
     """Raise UnsafeDirectory unless `st` is a directory of ours only we can write."""
     if not stat.S_ISDIR(st.st_mode):
-        raise UnsafeDirectory(errno.ENOTDIR, f"{path} is not a directory; refused")
+        raise UnsafeDirectory(errno.ENOTDIR, f"{path} is not a directory")
     uid = os.geteuid() if hasattr(os, "geteuid") else None
     if uid is not None and st.st_uid != uid:
-        raise UnsafeDirectory(
-            errno.EPERM, f"{path} belongs to another user (uid {st.st_uid}); refused"
-        )
+        raise UnsafeDirectory(errno.EPERM, f"{path} belongs to another user (uid {st.st_uid})")
     if st.st_mode & 0o022:
         raise UnsafeDirectory(
             errno.EPERM,
-            f"{path} is writable by group or others (mode {st.st_mode & 0o7777:o}); refused",
+            f"{path} is writable by group or others (mode {st.st_mode & 0o7777:04o})",
         )
+
+
+def open_dir(path: str) -> int:
+    """An fd on directory `path` (links on the way followed: what counts is where it
+    leads), if it is ours and nobody else can write it; UnsafeDirectory otherwise.
+
+    For a session's one-off opens: the name is then opened relative to this fd, so the
+    directory checked is the one used even if the path is swapped in between."""
+    fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        check_dir_stat(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def temp_name(name: str) -> str:
@@ -69,7 +86,7 @@ class RegDir:
             fd = os.open(real, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise UnsafeDirectory(exc.errno, f"{path} is not a directory; refused") from exc
+                raise UnsafeDirectory(exc.errno, f"{path} is not a directory") from exc
             raise
         try:
             check_dir_stat(path, os.fstat(fd))
@@ -93,7 +110,9 @@ class RegDir:
 
         An existing file opened (no O_EXCL) must be a regular file of ours: a FIFO,
         device or another user's file is refused (UnsafeFile's errno EPERM)."""
-        fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=self.fd)
+        # O_NONBLOCK: a planted FIFO opens at once (or fails, ENXIO) instead of stalling
+        # us; on a regular file it changes nothing.
+        fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode, dir_fd=self.fd)
         if flags & os.O_EXCL:
             return fd  # we made it just now
         try:
@@ -108,7 +127,7 @@ class RegDir:
 
     def read_file(self, name: str, limit: int) -> bytes:
         """Up to `limit` bytes of a regular file of ours (O_NONBLOCK: a FIFO never stalls)."""
-        fd = self.open_file(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = self.open_file(name, os.O_RDONLY)
         try:
             return os.pread(fd, limit, 0)
         finally:

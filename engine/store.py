@@ -20,6 +20,7 @@ from .paths import (
     job_file_number,
     quarantine_name,
 )
+from .regdir import open_dir
 from .safefiles import (
     REGISTRY_FILE_LIMIT,
     FileTooLarge,
@@ -74,19 +75,6 @@ class RegistryFile:
         return out
 
 
-def fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def encode_json(data: Any) -> bytes:
     """The bytes every registry write uses (compact, UTF-8).
 
@@ -112,23 +100,36 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
 
 
 def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
-    """See write_json_atomic."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    """See write_json_atomic. Everything happens in the directory opened and checked once
+    (regdir.open_dir: ours, writable by nobody else), by name: the temporary file (an
+    unguessable name, O_EXCL, O_NOFOLLOW), the rename, the directory's fsync."""
+    dir_fd = open_dir(str(path.parent))
     try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-        if durable:
-            os.fsync(fd)
-    except BaseException:
+        tmp = f".{path.name}.{os.getpid()}.{os.urandom(8).hex()}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except OSError:
+                pass
+            raise
         os.close(fd)
-        tmp.unlink(missing_ok=True)
-        raise
-    os.close(fd)
-    os.replace(tmp, path)
-    if durable:
-        fsync_dir(path.parent)
+        os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        if durable:
+            try:
+                os.fsync(dir_fd)
+            except OSError:
+                pass
+    finally:
+        os.close(dir_fd)
 
 
 def parse_registry(

@@ -183,7 +183,8 @@ class UnreadCursors:
         if fcntl is None or not self.persist:
             yield
             return
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.lock_path, flags, 0o600)  # a planted link is refused, not followed
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
