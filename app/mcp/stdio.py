@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from .wire import Refusal, check_line
+from .wire import INTERNAL_ERROR, Refusal, check_line
 
 logger = logging.getLogger("jobs_tui.mcp")
 
@@ -121,7 +122,7 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
         thread.start()
 
     async def write(data: bytes) -> None:
-        if transport.stdout_gone is not None:
+        if transport.stdout_gone is not None or not data:
             return  # discarded: nobody reads it, and the server is ending
         try:
             await writer.write(data)
@@ -143,8 +144,7 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
     async def send() -> None:
         async with write_receive:
             async for message in write_receive:  # drained to the end, even once stdout is gone
-                text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await write(text.encode() + b"\n")
+                await write(_encoded(message))
 
     try:
         async with anyio.create_task_group() as group:
@@ -161,6 +161,22 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
             with contextlib.suppress(OSError):  # EPIPE: the watcher has already returned
                 os.write(wake, b"x")
             os.close(wake)  # the watcher closes the read end when it returns
+
+
+def _encoded(message: SessionMessage) -> bytes:
+    """One message as its line; one that cannot be written (a lone surrogate a handler
+    echoed) becomes the internal error of its request, so no caller waits forever."""
+    try:
+        text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+        return text.encode() + b"\n"
+    except Exception as exc:  # the transport must outlive any one message
+        logger.error("could not write a %s: %s", type(message.message).__name__, exc)
+        answer = message.message
+        if not isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) or answer.id is None:
+            return b""
+        request_id = answer.id
+        why = f"internal error: the reply could not be encoded ({type(exc).__name__})"
+        return Refusal(INTERNAL_ERROR, why, request_id).line()
 
 
 def _gone_callback(transport: Transport) -> Callable[[], None]:

@@ -31,8 +31,10 @@ from pydantic import BaseModel, ValidationError
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INTERNAL_ERROR = -32603
 MAX_DEPTH = 64  # arrays and objects, the envelope's three included; tools take about 4
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # strings are skipped whole
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a pair decodes whole; a half stays
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class Refusal:
             "id": self.id,
             "error": {"code": self.code, "message": self.message},
         }
-        return json.dumps(reply, ensure_ascii=False).encode() + b"\n"
+        return json.dumps(reply).encode() + b"\n"  # ASCII: whatever the id or message held
 
 
 def check_line(raw: bytes) -> types.JSONRPCMessage | Refusal | None:
@@ -79,6 +81,12 @@ def check_line(raw: bytes) -> types.JSONRPCMessage | Refusal | None:
             INVALID_REQUEST,
             f"invalid request: nested {depth} levels deep, more than the {MAX_DEPTH} levels "
             "a message may have",
+            reply_id,
+        )
+    if _LONE_SURROGATE.search(shallow) and not _encodable(value):
+        return Refusal(
+            INVALID_REQUEST,
+            "invalid request: a \\u escape names half a surrogate pair, not a character",
             reply_id,
         )
     problem, model = _shape(value)
@@ -140,7 +148,18 @@ def _is_integer_or_string(value: object) -> bool:
 
 
 def _is_number_or_string(value: object) -> bool:
-    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    if isinstance(value, str):
+        return _encodable(value)  # else it could not be sent back
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _encodable(value: object) -> bool:
+    """No lone surrogate anywhere (`json.loads` keeps `\\ud800` as one; UTF-8 has none)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _no_constant(name: str) -> None:

@@ -74,6 +74,13 @@ CASES: list[tuple[str, bytes, int, object, str]] = [
         22,
         "code",
     ),
+    (
+        "lone-surrogate",
+        b'{"jsonrpc":"2.0","id":28,"method":"tools/call","params":{"name":"\\ud800"}}',
+        INVALID,
+        28,
+        "surrogate",
+    ),
     ("bad-notification", b'{"jsonrpc":"2.0","method":["x"]}', INVALID, None, "method"),
     ("deep-object-199", _call(24, _deep_object(199)), INVALID, 24, "levels"),
     ("deep-array-199", _call(25, _deep_array(199)), INVALID, 25, "levels"),

@@ -69,6 +69,17 @@ def test_a_very_deep_line_is_refused_with_its_id_in_one_pass():
     assert isinstance(garbled, Refusal) and garbled.code == PARSE_ERROR and garbled.id is None
 
 
+def test_half_a_surrogate_pair_is_refused_and_a_whole_one_taken():
+    half = check_line(b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"s":"\\udc00"}}')
+    assert isinstance(half, Refusal) and half.code == INVALID_REQUEST and half.id == 9
+    in_id = check_line(b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}')
+    assert isinstance(in_id, Refusal) and in_id.id is None  # an id that could not be sent back
+    whole = check_line(b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"s":"\\ud83d\\ude00"}}')
+    assert isinstance(whole, types.JSONRPCRequest) and whole.params == {"s": "\U0001f600"}
+    escaped = check_line(b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"s":"\\\\ud800"}}')
+    assert isinstance(escaped, types.JSONRPCRequest)  # a backslash, then the letters
+
+
 @pytest.mark.parametrize(
     "line",
     [b"NaN", b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}', b"   "],
@@ -168,6 +179,20 @@ async def test_a_closed_stdout_ends_the_read_side_within_a_second(watch):
 
 def _note() -> types.JSONRPCNotification:
     return types.JSONRPCNotification(jsonrpc="2.0", method="notifications/message")
+
+
+async def test_a_reply_that_cannot_be_encoded_becomes_its_requests_internal_error():
+    pipes = Pipes()
+    try:
+        async with stdio_transport(pipes.in_read, pipes.out_write) as wire:
+            bad = types.JSONRPCResponse(jsonrpc="2.0", id=3, result={"text": "a\ud800"})
+            await wire.write_stream.send(SessionMessage(bad))
+            reply = await pipes.reply()
+            assert reply["id"] == 3 and reply["error"]["code"] == -32603
+            await wire.write_stream.send(SessionMessage(_note()))  # and the wire goes on
+            assert (await pipes.reply())["method"] == "notifications/message"
+    finally:
+        pipes.close()
 
 
 async def test_a_write_error_that_is_not_the_client_leaving_marks_the_transport_failed():
