@@ -25,6 +25,7 @@ import logging
 import os
 import queue
 import select
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -76,22 +77,39 @@ async def stdio_transport(
     restore: list[Callable[[], None]] = []
     try:
         if stdin_fd is None:
-            stdin_fd = _claim(0, os.O_RDONLY, restore)
+            stdin_fd = _claim(0, sys.stdin, os.O_RDONLY, restore)
         if stdout_fd is None:
-            stdout_fd = _claim(1, os.O_WRONLY, restore)
+            stdout_fd = _claim(1, sys.stdout, os.O_WRONLY, restore)
         async with _serving(stdin_fd, stdout_fd, watch) as transport:
             yield transport
     finally:
         for undo in reversed(restore):
-            undo()
+            with contextlib.suppress(OSError):
+                undo()
 
 
-def _claim(fd: int, mode: int, restore: list[Callable[[], None]]) -> int:
-    """A private duplicate of fd, and fd pointed elsewhere until `restore` runs."""
-    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-    aside = os.open(os.devnull, mode) if mode == os.O_RDONLY else os.dup(2)
+def _claim(fd: int, stream: Any, mode: int, restore: list[Callable[[], None]]) -> int:
+    """A private, blocking duplicate of fd, and fd pointed elsewhere until `restore` runs.
+
+    An fd that was closed when the process started (Python's sys stream is then None, and
+    the fd may since name one of the engine's files) is never touched: -1 is served
+    instead, whose first read is EOF and whose first write fails, ending the session."""
+    try:
+        if stream is None or stream.fileno() != fd:
+            return -1
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    except (OSError, ValueError, AttributeError):
+        return -1
+    with contextlib.suppress(OSError):  # a launcher's O_NONBLOCK would read as EOF here
+        os.set_blocking(private, True)
+    try:
+        aside = os.open(os.devnull, mode) if mode == os.O_RDONLY else os.dup(2)
+    except OSError:
+        return private  # not diverted: a stray print could reach the wire, nothing worse
     try:
         os.dup2(aside, fd)
+    except OSError:
+        return private
     finally:
         os.close(aside)
     # the private fd is never closed: a daemon thread may still block on it
@@ -190,7 +208,7 @@ class _Lines:
     def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
         self.fd = fd
         self.loop = loop
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()  # room bounds it
         self.room = threading.Semaphore(_LINES_AHEAD)
         self.stopped = False
 
@@ -205,20 +223,30 @@ class _Lines:
         self.room.release()
 
     def run(self) -> None:
-        stream = open(self.fd, "rb", closefd=False)  # noqa: SIM115 - the fd outlives this thread
+        try:
+            self._read_all()
+        finally:  # whatever ended it (EOF, an error, even a bug), the server sees EOF
+            with contextlib.suppress(RuntimeError):  # unless the loop is already closed
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, None)
+
+    def _read_all(self) -> None:
+        try:
+            stream = open(self.fd, "rb", closefd=False)  # noqa: SIM115 - the fd outlives us
+        except (OSError, ValueError):  # -1: stdin was closed when the process started
+            return
         while True:
             self.room.acquire()
             if self.stopped:
                 return
             try:
-                line: bytes | None = stream.readline() or None
-            except OSError:
-                line = None
+                line = stream.readline()
+            except (OSError, ValueError):
+                return
+            if not line:
+                return
             try:
                 self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
             except RuntimeError:  # the loop is closed: nobody reads any more
-                return
-            if line is None:
                 return
 
 

@@ -206,3 +206,19 @@ async def test_a_write_error_that_is_not_the_client_leaving_marks_the_transport_
     finally:
         os.close(full)
         pipes.close()
+
+
+async def test_a_std_stream_closed_at_start_is_never_claimed_and_ends_the_session():
+    """Python makes sys.stdin/sys.stdout None when fd 0/1 were closed at start; that fd
+    may since name one of the engine's files, so it is left alone and -1 served."""
+    from jobs_tui.app.mcp.stdio import _claim
+
+    restore: list = []
+    assert _claim(0, None, os.O_RDONLY, restore) == -1 and restore == []
+    async with stdio_transport(-1, -1, watch=False) as wire:
+        assert await _ended(wire.read_stream, 1.0) == []  # no stdin: EOF at once
+        await wire.write_stream.send(SessionMessage(_note()))
+        with anyio.fail_after(1.0):  # taken by the sender, then written by the thread
+            while wire.stdout_gone is None:
+                await anyio.sleep(0.01)
+        assert wire.failed and "Bad file descriptor" in wire.stdout_gone
