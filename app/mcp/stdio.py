@@ -130,7 +130,7 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
         threading.Thread(target=writer.run, name="mcp stdout"),
     ]
     wake: int | None = None
-    if watch:
+    if watch and stdout_fd >= 0:  # -1 (closed at start): its first write says so
         wake_read, wake = os.pipe()
         gone = _gone_callback(transport)
         args = (stdout_fd, wake_read, loop, gone)

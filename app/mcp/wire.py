@@ -65,15 +65,19 @@ def check_line(raw: bytes) -> types.JSONRPCMessage | Refusal | None:
     shallow, depth = _cut(text, MAX_DEPTH)
     try:
         value = json.loads(shallow, parse_constant=_no_constant)
-    except ValueError as exc:
-        return Refusal(PARSE_ERROR, f"parse error: {_reason(exc)}")
+    except json.JSONDecodeError as exc:
+        at = f" (column {exc.colno})" if shallow is text else ""  # a cut text's columns differ
+        return Refusal(PARSE_ERROR, f"parse error: {exc.msg}{at}")
+    except ValueError as exc:  # NaN, Infinity, an integer of more than 4300 digits
+        return Refusal(PARSE_ERROR, f"parse error: {exc}")
     if isinstance(value, list):
         return Refusal(
             INVALID_REQUEST, "invalid request: batches are not supported, one message a line"
         )
     if not isinstance(value, dict):
-        kind = "null" if value is None else type(value).__name__
-        return Refusal(INVALID_REQUEST, f"invalid request: a message is an object, not {kind}")
+        return Refusal(
+            INVALID_REQUEST, f"invalid request: a message is an object, not {_kind(value)}"
+        )
     message_id = value.get("id")
     reply_id = message_id if _is_number_or_string(message_id) else None
     if depth > MAX_DEPTH:
@@ -107,7 +111,7 @@ def _shape(value: dict[str, Any]) -> tuple[str | None, type[BaseModel] | None]:
     if "jsonrpc" not in value:
         return 'no "jsonrpc": "2.0"', None
     if value["jsonrpc"] != "2.0":
-        return f'"jsonrpc" must be "2.0", not {json.dumps(value["jsonrpc"])}', None
+        return f'"jsonrpc" must be "2.0", not {_brief(value["jsonrpc"])}', None
     has_id = "id" in value
     if "method" in value:
         if not isinstance(value["method"], str):
@@ -115,7 +119,7 @@ def _shape(value: dict[str, Any]) -> tuple[str | None, type[BaseModel] | None]:
         if "params" in value and not isinstance(value["params"], dict):
             return '"params" must be an object', None
         if has_id and not _is_integer_or_string(value["id"]):
-            return f'"id" must be a string or an integer, not {json.dumps(value["id"])}', None
+            return f'"id" must be a string or an integer, not {_brief(value["id"])}', None
         return None, types.JSONRPCRequest if has_id else types.JSONRPCNotification
     result, error = "result" in value, "error" in value
     if not (result or error):
@@ -128,11 +132,24 @@ def _shape(value: dict[str, Any]) -> tuple[str | None, type[BaseModel] | None]:
         if value["id"] is None and isinstance(value["error"], dict):
             return None, None if _valid(types.JSONRPCError, value) else types.JSONRPCError
         if not _is_integer_or_string(value["id"]):
-            return f'"id" must be a string or an integer, not {json.dumps(value["id"])}', None
+            return f'"id" must be a string or an integer, not {_brief(value["id"])}', None
         return None, types.JSONRPCError
     if not _is_integer_or_string(value["id"]):
-        return f'"id" must be a string or an integer, not {json.dumps(value["id"])}', None
+        return f'"id" must be a string or an integer, not {_brief(value["id"])}', None
     return None, types.JSONRPCResponse
+
+
+def _kind(value: object) -> str:
+    """A JSON value's kind, in JSON's words."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return "a string" if isinstance(value, str) else "a number"
+
+
+def _brief(value: object) -> str:
+    """A value as JSON, cut short: a message quotes what it refuses, not all of it."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _valid(model: type[BaseModel], value: dict[str, Any]) -> bool:
@@ -164,10 +181,6 @@ def _encodable(value: object) -> bool:
 
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
-
-
-def _reason(exc: ValueError) -> str:
-    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
 
 
 def _cut(text: str, limit: int) -> tuple[str, int]:

@@ -82,7 +82,13 @@ def test_half_a_surrogate_pair_is_refused_and_a_whole_one_taken():
 
 @pytest.mark.parametrize(
     "line",
-    [b"NaN", b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}', b"   "],
+    [
+        b"NaN",
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}',
+        b"   ",
+        b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"ping"}',  # Python's int limit
+    ],
+    ids=["NaN", "Infinity", "blank", "huge-integer"],
 )
 def test_what_python_would_parse_but_json_is_not_is_a_parse_error(line):
     refused = check_line(line)
