@@ -1,4 +1,5 @@
-"""`jobs-tui mcp`: the MCP server over stdio, on the official SDK's low-level `Server`.
+"""`jobs-tui mcp`: the MCP server over stdio, on the official SDK's low-level `Server`
+and our own transport (`stdio`: every malformed line answered, a dead stdout ends it).
 
 One server process is one session: `mcp-<pid>`, non-persistent (its jobs die with it
 unless detached), or `--session NAME`, persistent like the command line's. Every tool
