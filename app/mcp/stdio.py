@@ -152,7 +152,7 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
         async with read_send:
             with transport.reading:
                 while (line := await lines.get()) is not None:
-                    checked = check_line(line[:-1] if line.endswith(b"\n") else line)
+                    checked = _checked(line[:-1] if line.endswith(b"\n") else line)
                     if isinstance(checked, Refusal):
                         logger.debug("refused a line: %s", checked.message)
                         await write(checked.line())
@@ -179,6 +179,15 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
             with contextlib.suppress(OSError):  # EPIPE: the watcher has already returned
                 os.write(wake, b"x")
             os.close(wake)  # the watcher closes the read end when it returns
+
+
+def _checked(line: bytes) -> types.JSONRPCMessage | Refusal | None:
+    """`check_line`, and should it ever raise, an internal error: one line, one answer."""
+    try:
+        return check_line(line)
+    except Exception as exc:
+        logger.exception("could not check a line")
+        return Refusal(INTERNAL_ERROR, f"internal error: {type(exc).__name__} checking the line")
 
 
 def _encoded(message: SessionMessage) -> bytes:

@@ -116,8 +116,8 @@ def _shape(value: dict[str, Any]) -> tuple[str | None, type[BaseModel] | None]:
     if "method" in value:
         if not isinstance(value["method"], str):
             return '"method" must be a string', None
-        if "params" in value and not isinstance(value["params"], dict):
-            return '"params" must be an object', None
+        if value.get("params") is not None and not isinstance(value["params"], dict):
+            return '"params" must be an object', None  # null is taken as none, as the SDK does
         if has_id and not _is_integer_or_string(value["id"]):
             return f'"id" must be a string or an integer, not {_brief(value["id"])}', None
         return None, types.JSONRPCRequest if has_id else types.JSONRPCNotification

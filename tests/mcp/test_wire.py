@@ -37,6 +37,8 @@ def test_well_formed_messages_pass_as_the_sdk_types():
     assert isinstance(answer, types.JSONRPCResponse)
     error = check_line(b'{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}')
     assert isinstance(error, types.JSONRPCError)
+    sloppy = check_line(b'{"jsonrpc":"2.0","id":8,"method":"ping","params":null}')
+    assert isinstance(sloppy, types.JSONRPCRequest)  # taken as before: no params
 
 
 def test_a_peers_error_with_a_null_id_is_taken_and_never_answered():
@@ -106,6 +108,36 @@ def test_a_refusal_is_one_line_of_json_rpc():
         "id": "été",
         "error": {"code": INVALID_REQUEST, "message": 'invalid request: "method" must be a string'},
     }
+
+
+def test_mangled_messages_never_raise_and_every_refusal_is_one_line_of_json():
+    """A deterministic fuzz: valid messages cut, spliced and flipped byte by byte."""
+    import random
+
+    seeds = [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"job_start",'
+        b'"arguments":{"command":"echo [\\"{x}\\"]","env":{"A":"\\u00e9"}}}}',
+        b'{"jsonrpc":"2.0","id":"a","result":{"content":[[{"b":null}]]}}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}',
+        _request(_nested(70)),
+    ]
+    alphabet = b'{}[]",:\\0123456789.eE+-truefalsnul \xff\xc3'
+    rng = random.Random(22)
+    for _ in range(3000):
+        line = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(line))
+            match rng.randrange(3):
+                case 0:
+                    line[at] = rng.choice(alphabet)
+                case 1:
+                    del line[at : at + rng.randint(1, 8)]
+                case _:
+                    line[at:at] = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+        checked = check_line(bytes(line))
+        if isinstance(checked, Refusal):
+            reply = checked.line()
+            assert reply.count(b"\n") == 1 and json.loads(reply)["error"]["code"] == checked.code
 
 
 class Pipes:
