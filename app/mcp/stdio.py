@@ -52,6 +52,7 @@ class Transport:
     write_stream: MemoryObjectSendStream[SessionMessage]
     stdout_gone: str | None = None
     stdout_error: OSError | None = None
+    stdin_closed: bool = False
     reading: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
     @property
@@ -64,7 +65,8 @@ class Transport:
         if self.stdout_gone is not None:
             return
         self.stdout_gone, self.stdout_error = why, error
-        logger.warning("stdout %s: ending the session", why)
+        if not self.stdin_closed or self.failed:  # a client closing both is no news
+            logger.warning("stdout %s: ending the session", why)
         self.reading.cancel()
 
 
@@ -158,6 +160,7 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
                         await write(checked.line())
                     elif checked is not None:
                         await read_send.send(SessionMessage(checked))
+                transport.stdin_closed = True
 
     async def send() -> None:
         async with write_receive:

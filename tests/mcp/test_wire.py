@@ -260,3 +260,19 @@ async def test_a_std_stream_closed_at_start_is_never_claimed_and_ends_the_sessio
             while wire.stdout_gone is None:
                 await anyio.sleep(0.01)
         assert wire.failed and "Bad file descriptor" in wire.stdout_gone
+
+
+async def test_a_client_closing_stdin_then_stdout_is_an_ordinary_end_with_no_warning(caplog):
+    pipes = Pipes()
+    try:
+        async with stdio_transport(pipes.in_read, pipes.out_write) as wire:
+            os.close(pipes.in_write)
+            assert await _ended(wire.read_stream, 2.0) == []
+            os.close(pipes.out_read)
+            with anyio.fail_after(1.0):
+                while wire.stdout_gone is None:
+                    await anyio.sleep(0.01)
+            assert wire.stdin_closed and not wire.failed
+    finally:
+        pipes.close()
+    assert "ending the session" not in caplog.text
