@@ -33,7 +33,9 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 MAX_DEPTH = 64  # arrays and objects, the envelope's three included; tools take about 4
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # strings are skipped whole
+# a string is one token, closed or not (an unclosed one runs to the end: it cannot fail,
+# so the search never restarts inside it, and one pass stays linear), or a bracket
+_TOKENS = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+(?:"|\\?\Z)|[\[\]{}]')
 _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a pair decodes whole; a half stays
 
 

@@ -85,6 +85,22 @@ def test_half_a_surrogate_pair_is_refused_and_a_whole_one_taken():
 @pytest.mark.parametrize(
     "line",
     [
+        b"[" * 100 + b'"' + b'\\"a' * 300_000,  # unclosed, quotes escaped: once quadratic
+        b"[" * 100 + b'"' + b'\\"a' * 300_000 + b"\\",  # and ending in a lone backslash
+        b"[" * 100 + b'"a"' * 300_000,  # many strings
+    ],
+    ids=["unclosed-string", "unclosed-backslash", "many-strings"],
+)
+def test_the_depth_scan_is_linear_on_hostile_strings(line):
+    started = time.perf_counter()
+    refused = check_line(line)
+    assert time.perf_counter() - started < 2.0  # about 0.01-0.1 s; quadratic was hours
+    assert isinstance(refused, Refusal) and refused.code == PARSE_ERROR
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         b"NaN",
         b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}',
         b"   ",
