@@ -2,8 +2,10 @@
 
 Modules: `tooltable` (tools derived from the published schemas), `shaping` (output a model
 can use), `notify` (finish messages, resource updates), `resources` (`jobs://...`),
-`server` (the SDK server and the session). This module only declares the verb's options,
-so parsing a command line never imports the SDK.
+`server` (the SDK server and the session), `stdio` (the transport: every line answered, a
+dead stdout ends the session), `wire` (each line checked: the JSON-RPC error it gets).
+This module only declares the verb's options, so parsing a command line never imports
+the SDK.
 """
 
 from __future__ import annotations

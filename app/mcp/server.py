@@ -1,4 +1,5 @@
-"""`jobs-tui mcp`: the MCP server over stdio, on the official SDK's low-level `Server`.
+"""`jobs-tui mcp`: the MCP server over stdio, on the official SDK's low-level `Server`
+and our own transport (`stdio`: every malformed line answered, a dead stdout ends it).
 
 One server process is one session: `mcp-<pid>`, non-persistent (its jobs die with it
 unless detached), or `--session NAME`, persistent like the command line's. Every tool
@@ -22,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -33,6 +33,7 @@ from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
+from .stdio import stdio_transport
 from .tooltable import ToolSpec, tool_table
 
 if TYPE_CHECKING:
@@ -114,13 +115,16 @@ class JobsMcp:
             self.notifier.attach(ctx.session)
         return await call_next(ctx)
 
-    async def run_stdio(self) -> None:
+    async def run_stdio(self) -> int:
+        """Serve until stdin closes or stdout is gone; 1 if writing stdout failed (not the
+        client leaving: a full disk, an I/O error)."""
         notifier = asyncio.get_running_loop().create_task(self.notifier.run())
         try:
-            async with stdio_server() as (read_stream, write_stream):
+            async with stdio_transport() as wire:
                 await self.server.run(
-                    read_stream, write_stream, self.server.create_initialization_options()
+                    wire.read_stream, wire.write_stream, self.server.create_initialization_options()
                 )
+            return 1 if wire.failed else 0
         finally:
             notifier.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -332,11 +336,10 @@ async def serve(options: Options) -> int:
     manager.install_signal_handlers()
     app = JobsMcp(manager, options)
     try:
-        await app.run_stdio()
+        return await app.run_stdio()
     finally:
         with anyio.CancelScope(shield=True):
             await manager.close()  # non-detached jobs of a non-persistent session die here
-    return 0
 
 
 def run(options: Options) -> int:

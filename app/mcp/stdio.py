@@ -1,0 +1,322 @@
+"""The stdio transport of `jobs-tui mcp`: every line answered, and a dead stdout ends it.
+
+Why not the SDK's `stdio_server` as it is (issue 22): it drops a line it cannot validate
+(the client waits forever; `wire.check_line` answers it here), and a failed write ends
+only its writer task: the server reads on, every later write (a `job_wait`'s progress) is
+swallowed, and the session and its jobs live until stdin closes, which a client that
+closed only our stdout may never do. Here the stdout is watched (`poll` reports a pipe
+whose reader left at once, with no write needed) and written by one thread; either seeing
+it gone ends the read side, which the server takes as a closed stdin: in-flight calls
+are cancelled, and `serve` closes the session and its non-detached jobs.
+
+Like the SDK, fds 0 and 1 are moved aside while serving (0 reads /dev/null, 1 writes to
+stderr) so a stray read or print cannot touch the wire; the wire is served from private
+duplicates. Both ends are read and written by daemon threads, so a read blocked on a
+stdin that never closes can never hold up the process's exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import queue
+import select
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from .wire import INTERNAL_ERROR, Refusal, check_line
+
+logger = logging.getLogger("jobs_tui.mcp")
+
+_CLIENT_LEFT = {errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.ESHUTDOWN}
+_LINES_AHEAD = 16  # lines read ahead of the server: a flooding client waits, memory doesn't grow
+
+
+@dataclass
+class Transport:
+    """The server's two streams, and why stdout ended the session if it did."""
+
+    read_stream: MemoryObjectReceiveStream[SessionMessage | Exception]
+    write_stream: MemoryObjectSendStream[SessionMessage]
+    stdout_gone: str | None = None
+    stdout_error: OSError | None = None
+    stdin_closed: bool = False
+    reading: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+
+    @property
+    def failed(self) -> bool:
+        """A write error that is not the client leaving (a full disk, an I/O error)."""
+        return self.stdout_error is not None and self.stdout_error.errno not in _CLIENT_LEFT
+
+    def end(self, why: str, error: OSError | None = None) -> None:
+        """Stdout is gone: stop reading, so the server ends as on a closed stdin."""
+        if self.stdout_gone is not None:
+            return
+        self.stdout_gone, self.stdout_error = why, error
+        if not self.stdin_closed or self.failed:  # a client closing both is no news
+            logger.warning("stdout %s: ending the session", why)
+        self.reading.cancel()
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(
+    stdin_fd: int | None = None, stdout_fd: int | None = None, *, watch: bool = True
+) -> AsyncIterator[Transport]:
+    """Serve over the process's stdin and stdout (or the fds given, used in place);
+    `watch=False` leaves a closed stdout to be found by the next write alone."""
+    restore: list[Callable[[], None]] = []
+    try:
+        if stdin_fd is None:
+            stdin_fd = _claim(0, sys.stdin, os.O_RDONLY, restore)
+        if stdout_fd is None:
+            stdout_fd = _claim(1, sys.stdout, os.O_WRONLY, restore)
+        async with _serving(stdin_fd, stdout_fd, watch) as transport:
+            yield transport
+    finally:
+        for undo in reversed(restore):
+            with contextlib.suppress(OSError):
+                undo()
+
+
+def _claim(fd: int, stream: Any, mode: int, restore: list[Callable[[], None]]) -> int:
+    """A private, blocking duplicate of fd, and fd pointed elsewhere until `restore` runs.
+
+    An fd that was closed when the process started (Python's sys stream is then None, and
+    the fd may since name one of the engine's files) is never touched: -1 is served
+    instead, whose first read is EOF and whose first write fails, ending the session."""
+    try:
+        if stream is None or stream.fileno() != fd:
+            return -1
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    except (OSError, ValueError, AttributeError):
+        return -1
+    with contextlib.suppress(OSError):  # a launcher's O_NONBLOCK would read as EOF here
+        os.set_blocking(private, True)
+    try:
+        aside = os.open(os.devnull, mode) if mode == os.O_RDONLY else os.dup(2)
+    except OSError:
+        return private  # not diverted: a stray print could reach the wire, nothing worse
+    try:
+        os.dup2(aside, fd)
+    except OSError:
+        return private
+    finally:
+        os.close(aside)
+    # the private fd is never closed: a daemon thread may still block on it
+    restore.append(lambda: os.dup2(private, fd))
+    return private
+
+
+@contextlib.asynccontextmanager
+async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[Transport]:
+    loop = asyncio.get_running_loop()
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    transport = Transport(read_receive, write_send)
+    lines = _Lines(stdin_fd, loop)
+    writer = _Writer(stdout_fd, loop)
+    threads = [
+        threading.Thread(target=lines.run, name="mcp stdin"),
+        threading.Thread(target=writer.run, name="mcp stdout"),
+    ]
+    wake: int | None = None
+    if watch and stdout_fd >= 0:  # -1 (closed at start): its first write says so
+        wake_read, wake = os.pipe()
+        gone = _gone_callback(transport)
+        args = (stdout_fd, wake_read, loop, gone)
+        threads.append(threading.Thread(target=_watch, args=args, name="mcp stdout watch"))
+    for thread in threads:
+        thread.daemon = True
+        thread.start()
+
+    async def write(data: bytes) -> None:
+        if transport.stdout_gone is not None or not data:
+            return  # discarded: nobody reads it, and the server is ending
+        try:
+            await writer.write(data)
+        except OSError as exc:
+            why = "closed by the client" if exc.errno in _CLIENT_LEFT else f"failed: {exc}"
+            transport.end(why, exc)
+
+    async def read() -> None:
+        async with read_send:
+            with transport.reading:
+                while (line := await lines.get()) is not None:
+                    checked = _checked(line[:-1] if line.endswith(b"\n") else line)
+                    if isinstance(checked, Refusal):
+                        logger.debug("refused a line: %s", checked.message)
+                        await write(checked.line())
+                    elif checked is not None:
+                        await read_send.send(SessionMessage(checked))
+                transport.stdin_closed = True
+
+    async def send() -> None:
+        async with write_receive:
+            async for message in write_receive:  # drained to the end, even once stdout is gone
+                await write(_encoded(message))
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read)
+            group.start_soon(send)
+            try:
+                yield transport
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        lines.stop()
+        writer.stop()
+        if wake is not None:
+            with contextlib.suppress(OSError):  # EPIPE: the watcher has already returned
+                os.write(wake, b"x")
+            os.close(wake)  # the watcher closes the read end when it returns
+
+
+def _checked(line: bytes) -> types.JSONRPCMessage | Refusal | None:
+    """`check_line`, and should it ever raise, an internal error: one line, one answer."""
+    try:
+        return check_line(line)
+    except Exception as exc:
+        logger.exception("could not check a line")
+        return Refusal(INTERNAL_ERROR, f"internal error: {type(exc).__name__} checking the line")
+
+
+def _encoded(message: SessionMessage) -> bytes:
+    """One message as its line; one that cannot be written (a lone surrogate a handler
+    echoed) becomes the internal error of its request, so no caller waits forever."""
+    try:
+        text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+        return text.encode() + b"\n"
+    except Exception as exc:  # the transport must outlive any one message
+        logger.error("could not write a %s: %s", type(message.message).__name__, exc)
+        answer = message.message
+        if not isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) or answer.id is None:
+            return b""
+        request_id = answer.id
+        why = f"internal error: the reply could not be encoded ({type(exc).__name__})"
+        return Refusal(INTERNAL_ERROR, why, request_id).line()
+
+
+def _gone_callback(transport: Transport) -> Callable[[], None]:
+    return lambda: transport.end("closed by the client")
+
+
+class _Lines:
+    """stdin's lines, read by a thread that never waits on the loop: it waits for room
+    (at most `_LINES_AHEAD` lines ahead of the server) and then only on stdin itself."""
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.fd = fd
+        self.loop = loop
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()  # room bounds it
+        self.room = threading.Semaphore(_LINES_AHEAD)
+        self.stopped = False
+
+    async def get(self) -> bytes | None:
+        """The next line, None at EOF."""
+        line = await self.queue.get()
+        self.room.release()
+        return line
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.room.release()
+
+    def run(self) -> None:
+        try:
+            self._read_all()
+        finally:  # whatever ended it (EOF, an error, even a bug), the server sees EOF
+            with contextlib.suppress(RuntimeError):  # unless the loop is already closed
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, None)
+
+    def _read_all(self) -> None:
+        try:
+            stream = open(self.fd, "rb", closefd=False)  # noqa: SIM115 - the fd outlives us
+        except (OSError, ValueError):  # -1: stdin was closed when the process started
+            return
+        while True:
+            self.room.acquire()
+            if self.stopped:
+                return
+            try:
+                line = stream.readline()
+            except (OSError, ValueError):
+                return
+            if not line:
+                return
+            try:
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
+            except RuntimeError:  # the loop is closed: nobody reads any more
+                return
+
+
+class _Writer:
+    """The one thread that writes stdout: whole messages in order, a write error returned."""
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.fd = fd
+        self.loop = loop
+        self.queue: queue.SimpleQueue[tuple[bytes, asyncio.Future[None]] | None] = (
+            queue.SimpleQueue()
+        )
+
+    async def write(self, data: bytes) -> None:
+        done = self.loop.create_future()
+        self.queue.put((data, done))
+        await done
+
+    def stop(self) -> None:
+        self.queue.put(None)
+
+    def run(self) -> None:
+        while (item := self.queue.get()) is not None:
+            data, done = item
+            error: OSError | None = None
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.fd, view) :]
+            except OSError as exc:
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                self.loop.call_soon_threadsafe(_settle, done, error)
+
+
+def _settle(done: asyncio.Future[Any], error: OSError | None) -> None:
+    if done.done():
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
+
+
+def _watch(fd: int, wake: int, loop: asyncio.AbstractEventLoop, gone: Callable[[], None]) -> None:
+    """Thread: tell the loop the moment stdout has no reader (POLLERR on a pipe, POLLHUP on a
+    socket or a hung-up terminal). A regular file or /dev/null never reports either."""
+    poller = select.poll()
+    poller.register(fd, 0)  # errors and hang-ups are reported whatever is asked
+    poller.register(wake, select.POLLIN)
+    try:
+        while True:
+            for ready, events in poller.poll():
+                if ready == wake:
+                    return
+                if events & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
+                    with contextlib.suppress(RuntimeError):
+                        loop.call_soon_threadsafe(gone)
+                    return
+    finally:
+        os.close(wake)

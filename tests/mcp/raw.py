@@ -1,0 +1,117 @@
+"""A `jobs-tui mcp` subprocess spoken to line by line, bytes in and JSON out.
+
+The SDK's client cannot send a malformed line or close only the server's stdout, so these
+tests drive the wire themselves. Reads wait with `select` and a deadline, so a server that
+stays silent fails the test instead of hanging it, and no thread sits in a read of the
+pipe (a test must be able to close that pipe's read end for real).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import time
+from typing import Any
+
+from .conftest import ENTRY
+
+PROTOCOL = "2025-11-25"
+
+
+class RawServer:
+    """One server process; `send` a line, `next` message, `request` and its answer."""
+
+    def __init__(self, cwd: str, registry: str, *options: str) -> None:
+        self.process = subprocess.Popen(
+            [*ENTRY, "mcp", "--registry-dir", registry, *options],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(os.environ),
+        )
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        self.stdout_fd = self.process.stdout.fileno()
+        self._buffer = b""
+        self._ids = 1000
+
+    def send(self, line: bytes | str | object) -> None:
+        if isinstance(line, str):
+            data = line.encode()
+        elif isinstance(line, bytes):
+            data = line
+        else:
+            data = json.dumps(line).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(data + b"\n")
+        self.process.stdin.flush()
+
+    def next(self, timeout: float = 20.0) -> dict[str, Any]:
+        """The next line the server wrote, parsed; fails at the deadline or at its EOF."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"no message from the server in {timeout}s")
+            ready, _, _ = select.select([self.stdout_fd], [], [], remaining)
+            if ready:
+                chunk = os.read(self.stdout_fd, 1 << 16)
+                if not chunk:
+                    raise AssertionError(f"the server closed its stdout: {self._buffer!r}")
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def new_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def until_answer(self, request_id: object, timeout: float = 20.0) -> list[dict[str, Any]]:
+        """Every message up to and including the answer to `request_id`, notifications left out."""
+        seen = []
+        while True:
+            message = self.next(timeout)
+            if "method" in message and "id" not in message:
+                continue  # a notification (progress, log): not an answer to anything
+            seen.append(message)
+            if message.get("id") == request_id and ("result" in message or "error" in message):
+                return seen
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        request_id = self.new_id()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.until_answer(request_id)[-1]
+
+    def initialize(self) -> None:
+        answer = self.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        )
+        assert "result" in answer, answer
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self, timeout: float = 20.0) -> int:
+        """Close stdin (the ordinary end) and reap the server."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.process.wait(timeout=timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()
