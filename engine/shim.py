@@ -44,6 +44,7 @@ COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
 TTY_CAPACITY = 4096  # what a terminal holds before its writer blocks (N_TTY's read buffer)
 PENDING_STDIN_MAX = 1 << 20
+SWEEP_AGAIN_S = 0.01  # a SIGKILL sweep that found the tree not yet empty goes on this soon
 
 
 class Shim(EndingMixin):
@@ -58,6 +59,7 @@ class Shim(EndingMixin):
         self.escalate_at: float | None = None
         self.signalled: set[int] = set()  # every process a kill reached
         self.escalated = False  # SIGKILL followed because the tree outlived the grace
+        self.sweeping = False  # SIGKILL rounds go on until no process of the tree is left
         self.gone_due = False  # a kill was asked for: say when the tree is gone
         self.deadline: float | None = None
         self.out_fd = -1
@@ -267,11 +269,11 @@ class Shim(EndingMixin):
                 waits.append(self.deadline - now)
         if self.escalate_at is not None:
             if now >= self.escalate_at:
-                self.escalate_at = None
-                if self.signal_tree(_signal.SIGKILL):
-                    self.escalated = True
+                self.escalate()
             else:
                 waits.append(self.escalate_at - now)
+        if self.sweeping and not self.sweep_some():
+            waits.append(SWEEP_AGAIN_S)
         if self.status_retry_at is not None:
             if now >= self.status_retry_at:
                 self.write_exit_files()

@@ -9,7 +9,7 @@ import os
 import time
 from _signal import SIGKILL
 
-from . import procs
+from . import procs, sweep
 from .protocol import EV_EXIT, EV_GONE
 from .shimjson import dumps
 from .shimserver import EVENT_READ
@@ -78,22 +78,40 @@ class EndingMixin:
             hit = self.signal_tree(signum)
             if hit and signum != SIGKILL:
                 self.escalate_at = time.monotonic() + grace / 1000
+            elif hit:
+                self.sweeping = True
             return {"ok": True, "signalled": False, "leftovers": len(hit), "finished": True}
         if self.reason is None:
             self.reason = reason
             self.kill_signal = name
         self.signal_tree(signum)
-        if signum != SIGKILL:
+        if signum == SIGKILL:
+            self.sweeping = True
+        else:
             when = time.monotonic() + grace / 1000
             self.escalate_at = min(self.escalate_at or when, when)
         return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
 
     def signal_tree(self, signum: int) -> set[int]:
-        """The job's group (while its leader is unreaped) and every descendant of ours."""
-        pgid = self.child_pid if self.exit_status is None else None
-        hit = procs.signal_tree(os.getpid(), pgid, signum)
+        """Every process group the tree holds, then each of its other processes, once."""
+        hit = sweep.signal_tree(os.getpid(), signum)
         self.signalled |= hit
         return hit
+
+    def escalate(self) -> None:
+        """The grace is over: SIGKILL the tree, and go on sweeping until none of it is left."""
+        self.escalate_at = None
+        if self.signal_tree(SIGKILL):
+            self.escalated = True
+        self.sweeping = True
+
+    def sweep_some(self) -> bool:
+        """One bounded SIGKILL sweep; True once no process of the tree is alive."""
+        hit, empty = sweep.sweep_until_empty(os.getpid(), self.reap)
+        self.signalled |= hit
+        if empty:
+            self.sweeping = False
+        return empty
 
     def owner_gone(self) -> None:
         if self.exit_status is None and self.reason is None:
