@@ -22,6 +22,8 @@ from .model import JobRecord
 from .ownership import (
     FINISHED_CEILING,
     TAKEN_FROM,
+    fill_from,
+    merge_copies,
     prefer,
     prune_victims,
     remove_from_file,
@@ -184,7 +186,7 @@ class Registry:
                 if record.id in self._deleted and taken_from(record) != self.session_id:
                     continue  # cleared here; a copy taken over from us is another matter
                 current = peers.get(record.id)
-                peers[record.id] = record if current is None else prefer(current, record, "")
+                peers[record.id] = record if current is None else merge_copies(current, record, "")
         for record in peers.values():
             settle_view(self.paths, record, self.report)
         self._peers = peers
@@ -217,6 +219,7 @@ class Registry:
                 continue  # its dead claimer wrote it into its own file: one owner only
             current = self._own.get(record.id)
             if current is not None and prefer(current, record, self.session_id) is current:
+                fill_from(current, record)
                 continue
             record.session_id = self.session_id
             self._own[record.id] = record
