@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import adoption, jobids, reservations
-from .cleanup import delete_job_files, remove_stale_temp_files
+from .cleanup import delete_job_files, remove_orphan_files, remove_stale_temp_files
 from .config import Config
 from .model import JobRecord
 from .ownership import (
@@ -144,6 +144,10 @@ class Registry:
         )
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
+        if not self.read_only and not loaded.problems and not any(f.lossy for f in loaded.files):
+            # Every record was read: a file of an id none of them names is a gone job's.
+            known = {r.id for f in loaded.files for r in f.jobs} | set(self._own)
+            remove_orphan_files(self.paths.root, known)
         return fresh
 
     def refresh_peers(self, now_ms: int, force: bool = False) -> None:
