@@ -86,6 +86,15 @@ JOB_RECORD: dict[str, Any] = {
         "envNames": {"type": "array", "items": _STR},
         "cols": _INT,
         "rows": _INT,
+        "remainingProcesses": {
+            **_COUNT,
+            "description": "A finished job's processes that still run (a daemon it left); "
+            "`kill` kills them, `clear` refuses the record while any remain unless --all.",
+        },
+        "cgroup": {
+            **_STR,
+            "description": "The job's own cgroup (v2) directory, where one could be made.",
+        },
         **USAGE,
     },
     "additionalProperties": True,

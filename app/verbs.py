@@ -186,10 +186,10 @@ async def kill(jm: JobManager, args: argparse.Namespace) -> int:
     }
     if result.note:
         details["note"] = result.note
-    if not result.signalled:
+    if not result.signalled and not result.leftovers:
         message = result.note or f"{args.id} had already finished; nothing was killed"
         raise VerbError(message, EXIT_REFUSED, {"job": details["job"]}, field="ID")
-    if result.job.running:
+    if result.job.running or result.job.remaining_processes:
         message = f"{args.id} is still running after the grace period"
         raise VerbError(message, EXIT_ERROR, {"job": details["job"]}, field="ID")
     return emit(args, details, human.kill_line(details))

@@ -45,6 +45,9 @@ def outcome(record: JobRecord, now_ms: float) -> str:
     mark = glyph(record)
     if record.status is JobStatus.RUNNING:
         return f"{mark} running · {took}"
+    left = remaining_note(record)
+    if left:
+        took = f"{left} · {took}"
     if record.status is JobStatus.EXITED:
         return f"{mark} exit 0 · {took}"
     if record.status is JobStatus.FAILED:
@@ -57,6 +60,14 @@ def outcome(record: JobRecord, now_ms: float) -> str:
         }
         return f"{mark} {why.get(record.end_reason or '', 'killed')} · {record.signal} · {took}"
     return f"{mark} unknown · exit code not recorded · {took}"
+
+
+def remaining_note(record: JobRecord) -> str:
+    """`1 process still running`: a finished job's tree that lives on (or "")."""
+    left = record.remaining_processes
+    if record.running or left <= 0:
+        return ""
+    return f"{left} process{'' if left == 1 else 'es'} still running"
 
 
 def outcome_line(record: JobRecord, now_ms: float) -> str:
@@ -103,6 +114,8 @@ def row(record: JobRecord, now_ms: float, *, peer: bool = False, width: int = LA
     """A list row: `▸ j1  tests                   3.2s`; the label takes `width` columns."""
     label = fit(record.label, width)
     tag = "  peer" if peer else ""
+    if remaining_note(record):  # a finished job that is not done: its outcome says why
+        tag += " · " + outcome(record, now_ms).split(" ", 1)[1].rsplit(" · ", 1)[0]
     return f"{glyph(record)} {record.id:<4} {label} {duration(elapsed_ms(record, now_ms)):>7}{tag}"
 
 

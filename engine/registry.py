@@ -311,7 +311,8 @@ class Registry:
         Unreported ones stay (up to FINISHED_CEILING finished records); past the
         ceiling the oldest go too, and a problem says which.
         """
-        finished = [r for r in self._own.values() if not r.running]
+        # A finished job whose processes still run is not pruned: it would be tracked nowhere.
+        finished = [r for r in self._own.values() if not r.running and not r.remaining_processes]
         victims, unreported = prune_victims(finished, self.config.max_jobs)
         if not victims:
             return []

@@ -9,12 +9,15 @@ import os
 import time
 from _signal import SIGKILL
 
-from . import procs, sweep
-from .protocol import EV_EXIT, EV_GONE
+from . import cgroup, procs, sweep
+from .protocol import EV_EXIT, EV_GONE, EV_REMAINING
 from .shimjson import dumps
 from .shimserver import EVENT_READ
 
 OWNER_GONE_GRACE_MS = 1000
+FINISH_POLL_S = (0.2, 2.0)  # a finished job's leftovers are counted this often: first, at most
+# (each look that finds some left waits twice as long; a SIGCHLD looks again at once: the
+# last process of a tree to die is always our child, the subreaper's)
 STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried again
 
 
@@ -93,10 +96,32 @@ class EndingMixin:
         return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
 
     def signal_tree(self, signum: int) -> set[int]:
-        """Every process group the tree holds, then each of its other processes, once."""
+        """Every process group the tree holds, then each of its other processes, once;
+        with SIGKILL, the job's cgroup first (all of it at once, forks included)."""
+        if signum == SIGKILL and self.cgroup:
+            cgroup.kill(self.cgroup, wait_s=0)
         hit = sweep.signal_tree(os.getpid(), signum)
         self.signalled |= hit
         return hit
+
+    def make_cgroup(self) -> int:
+        """The job's own cgroup, if the session asked and the kernel lets us: the
+        descriptor the job joins it by (-1: none, the process-tree sweep is all)."""
+        if not self.spec.get("cgroup"):
+            return -1
+        name = f"{cgroup.PREFIX}{self.spec['marker'].replace(':', '-')}-{os.getpid()}"
+        self.cgroup = cgroup.create(name)
+        fd = cgroup.open_procs(self.cgroup)
+        if fd < 0 and self.cgroup:
+            cgroup.remove(self.cgroup)
+            self.cgroup = None
+        return fd
+
+    def check_cgroup(self) -> None:
+        """The job did not get into its cgroup (refused by the kernel): go without one."""
+        gone = self.cgroup and not cgroup.holds(self.cgroup, self.child_pid)
+        if gone and cgroup.remove(self.cgroup):
+            self.cgroup = None
 
     def escalate(self) -> None:
         """The grace is over: SIGKILL the tree, and go on sweeping until none of it is left."""
@@ -107,6 +132,8 @@ class EndingMixin:
 
     def sweep_some(self) -> bool:
         """One bounded SIGKILL sweep; True once no process of the tree is alive."""
+        if self.cgroup:
+            cgroup.kill(self.cgroup, wait_s=0)
         hit, empty = sweep.sweep_until_empty(os.getpid(), self.reap)
         self.signalled |= hit
         if empty:
@@ -139,6 +166,7 @@ class EndingMixin:
         self.finished_at = now_ms()
         if self.out_fd >= 0:
             self.drain()  # every byte written before the exit is in the log first
+        self.remaining = self.tree_left()  # in the exit message: what it left running
         self.output_event(force=True)
         self.write_exit_files()
         self.server.broadcast({"ev": EV_EXIT, **self.exit_message()})
@@ -155,20 +183,32 @@ class EndingMixin:
         self.status_retry_at = None
         self.status_written = True
 
-    def tree_gone(self) -> bool:
-        """The job exited, its output is closed and no process of its tree is left.
+    def tree_left(self) -> int:
+        """How many processes of the job's tree are alive (the leader's exit aside).
 
         No child at all means no descendant (an orphan would have become our child): then
         no scan of every process on the machine delays the end of the job."""
-        if self.exit_status is None or self.out_fd >= 0:
-            return False
         try:
             os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
-            return True
+            return 0
         except (AttributeError, OSError):  # no waitid here: the scan says
             pass
-        return not procs.descendants(os.getpid())
+        return len(sweep.tree_of(sweep.scan(), os.getpid()))
+
+    def tree_gone(self) -> bool:
+        """The job exited, its output is closed and no process of its tree is left."""
+        if self.exit_status is None or self.out_fd >= 0:
+            return False
+        return self.count_remaining() == 0
+
+    def count_remaining(self) -> int:
+        """Count what the finished job left running; tell watchers when the count changed."""
+        left = self.tree_left()
+        if left != self.remaining:
+            self.remaining = left
+            self.server.broadcast({"ev": EV_REMAINING, "remaining": left})
+        return left
 
     def finished(self) -> bool:
         """Nothing left to supervise: the tree is gone (and said so, if a kill asked), and
