@@ -132,11 +132,16 @@ class Controller:
             await self.adopt(record.id)
             adopted = True
             record = self.jm.get(record.id)
-        was_running = record.running
-        await self.jm.supervisor.link_for(record, own=True)  # a gone shim's job: swept
+        supervisor = self.jm.supervisor
+        await supervisor.link_for(record, own=True)  # a gone shim's job: swept and settled
         if not record.running:
-            swept = self.jm.supervisor.swept.pop(record.id, None)
-            if was_running and swept is not None:
+            # Whatever settled it (this call's attach, or this session's reconcile), a job
+            # whose shim is gone is swept by its marker and cgroup before anything is said.
+            swept = supervisor.swept.pop(record.id, 0)
+            if not procs.same_process(record.shim_pid, record.shim_token):
+                swept += remaining.kill_gone_shim(supervisor.marker(record.id), record)
+            if swept:
+                remaining.refresh([record], supervisor.marker)
                 return self._killed_gone(record, signal, adopted, swept)
             return await self._kill_leftovers(record, signal, adopted)
         if self.jm.supervisor.link(record.id) is None:
@@ -213,6 +218,13 @@ class Controller:
         members = len(procs.group_members(record.pid)) if record.pid else 0
         marker = self.jm.supervisor.marker(record.id)
         signalled = procs.kill_group_checked(record.pid, record.start_token, number, marker)
+        if record.shim_pid is None and record.pid is None:
+            # Its pids never reached the record (its shim died before it said them): what
+            # carries its marker, or is in its cgroup, is its tree.
+            swept = remaining.kill_gone_shim(marker, record)
+            if swept:
+                self.jm.settle(record, ExitInfo(-9, EndReason.KILL.value, "SIGKILL", now_ms()))
+                return self._killed_gone(record, signal, adopted, swept)
         info = read_exit(self.jm.paths, record.id, record.status_path)
         if info is None and signalled:
             info = ExitInfo(-number, EndReason.KILL.value, signal, now_ms())
