@@ -186,13 +186,39 @@ def kill(path: str | None, wait_s: float = EMPTY_WAIT_S) -> int:
     return count
 
 
-def remove(path: str | None) -> bool:
+def remove(path: str | None, wait_s: float = 0.5) -> bool:
     """rmdir the cgroup (and any the job made below it) once empty; True when it is gone."""
     if not trusted(path):
         return not path or not os.path.isdir(path)
-    for top, _dirs, _files in os.walk(path, topdown=False):
-        try:
-            os.rmdir(top)
-        except OSError:
-            pass
-    return not os.path.isdir(path)
+    deadline = time.monotonic() + wait_s
+    while True:
+        for top, _dirs, _files in os.walk(path, topdown=False):  # type: ignore[type-var]
+            try:
+                os.rmdir(top)
+            except OSError:
+                pass
+        if not os.path.isdir(path) or populated(path) or time.monotonic() >= deadline:
+            return not os.path.isdir(path)
+        time.sleep(0.01)  # EBUSY a moment after `populated 0`: the last exit is releasing
+
+
+def remove_stale(registry_hash: str) -> int:
+    """Empty job cgroups of this registry whose shim is gone (it was killed before it
+    could remove its own): removed. Returns how many."""
+    base = own_dir()
+    if base is None:
+        return 0
+    prefix = f"{PREFIX}{registry_hash}-"
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(prefix)]
+    except OSError:
+        return 0
+    removed = 0
+    for name in names:
+        shim = name.rsplit("-", 1)[-1]
+        if shim.isdigit() and os.path.exists(f"/proc/{shim}"):
+            continue  # its shim removes it
+        path = os.path.join(base, name)
+        if not populated(path) and remove(path, wait_s=0):
+            removed += 1
+    return removed

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import adoption, jobids, reservations
+from . import adoption, cgroup, jobids, reservations
 from .cleanup import delete_job_files, remove_orphan_files, remove_stale_temp_files
 from .config import Config
 from .model import JobRecord
@@ -32,6 +32,7 @@ from .ownership import (
 from .ownfile import OwnFile, merge_own, pruned_field
 from .paths import RegistryPaths, claim_base, job_number
 from .peerview import settle_view
+from .procs import job_marker
 from .store import (
     CorruptRegistry,
     Listing,
@@ -148,6 +149,7 @@ class Registry:
             # Every record was read: a file of an id none of them names is a gone job's.
             known = {r.id for f in loaded.files for r in f.jobs} | set(self._own)
             remove_orphan_files(self.paths.root, known)
+            cgroup.remove_stale(job_marker(self.paths.root, "j0").split(":")[0])
         return fresh
 
     def refresh_peers(self, now_ms: int, force: bool = False) -> None:

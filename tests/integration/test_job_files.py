@@ -57,3 +57,18 @@ async def test_the_next_session_sweeps_files_of_jobs_no_record_holds(registry_di
     left = set(os.listdir(registry_dir))
     assert left.isdisjoint(stale) and f"{kept.id}.status.77.tmp" not in left
     assert set(fresh) <= left and f"{kept.id}.log" in left
+
+
+async def test_the_next_session_removes_empty_cgroups_of_dead_shims(registry_dir: str):
+    from jobs_tui.engine import cgroup
+    from jobs_tui.engine.procs import job_marker
+
+    async with JobManager(registry_dir=registry_dir) as jm:
+        rec = await jm.start("sleep 0.1")
+        await jm.wait(rec.id, 10_000)
+    digest = job_marker(registry_dir, "j0").split(":")[0]
+    stale = cgroup.create(f"{cgroup.PREFIX}{digest}-j9-{2**22 + 1}")  # past pid_max: dead
+    assert stale is not None, "cgroup v2 with a writable subtree is expected here"
+    async with JobManager(registry_dir=registry_dir):
+        pass
+    assert not os.path.exists(stale)
