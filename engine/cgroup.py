@@ -164,13 +164,13 @@ def populated(path: str | None) -> bool:
         return False
 
 
-def kill(path: str | None, wait_s: float = EMPTY_WAIT_S) -> int:
-    """SIGKILL every member (`cgroup.kill`), then wait for `populated 0`; how many there were."""
+def kill(path: str | None, wait_s: float = EMPTY_WAIT_S) -> list[int]:
+    """SIGKILL every member (`cgroup.kill`), then wait for `populated 0`; the members."""
     if not trusted(path):
-        return 0
-    count = len(members(path))
-    if not count and not populated(path):
-        return 0
+        return []
+    found = members(path)
+    if not found and not populated(path):
+        return []
     try:
         target = os.path.join(path, "cgroup.kill")  # type: ignore[arg-type]
         fd = os.open(target, os.O_WRONLY | os.O_CLOEXEC)
@@ -179,11 +179,11 @@ def kill(path: str | None, wait_s: float = EMPTY_WAIT_S) -> int:
         finally:
             os.close(fd)
     except OSError:
-        return 0
+        return []
     deadline = time.monotonic() + wait_s
     while populated(path) and time.monotonic() < deadline:
         time.sleep(0.005)
-    return count
+    return found
 
 
 def remove(path: str | None, wait_s: float = 0.5) -> bool:

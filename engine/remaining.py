@@ -55,13 +55,13 @@ def kill_gone_shim(marker: str, record: JobRecord) -> int:
     """SIGKILL what is left of a job whose shim is gone: its cgroup, then rounds over its
     marked processes (and every group only they hold) until none is found. Returns how
     many processes were reached."""
-    reached = cgroup.kill(record.cgroup)
+    reached = set(cgroup.kill(record.cgroup))
     for _ in range(50):
         marked = set(procs.marked_processes(marker))
         if not marked:
             break
         table = sweep.scan()
         members = [p for p in table if p.pid in marked]
-        reached += len(sweep.signal_procs(table, members, 9, sweep.ours()))
+        reached |= sweep.signal_procs(table, members, 9, sweep.ours())
     cgroup.remove(record.cgroup)
-    return reached
+    return len(reached)

@@ -98,9 +98,10 @@ class EndingMixin:
     def signal_tree(self, signum: int) -> set[int]:
         """Every process group the tree holds, then each of its other processes, once;
         with SIGKILL, the job's cgroup first (all of it at once, forks included)."""
+        hit: set[int] = set()
         if signum == SIGKILL and self.cgroup:
-            cgroup.kill(self.cgroup, wait_s=0)
-        hit = sweep.signal_tree(os.getpid(), signum)
+            hit.update(cgroup.kill(self.cgroup, wait_s=0))
+        hit |= sweep.signal_tree(os.getpid(), signum)
         self.signalled |= hit
         return hit
 
@@ -132,9 +133,9 @@ class EndingMixin:
 
     def sweep_some(self) -> bool:
         """One bounded SIGKILL sweep; True once no process of the tree is alive."""
-        if self.cgroup:
-            cgroup.kill(self.cgroup, wait_s=0)
+        killed = cgroup.kill(self.cgroup, wait_s=0) if self.cgroup else []
         hit, empty = sweep.sweep_until_empty(os.getpid(), self.reap)
+        hit.update(killed)
         self.signalled |= hit
         if empty:
             self.sweeping = False
