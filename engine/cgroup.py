@@ -202,13 +202,14 @@ def remove(path: str | None, wait_s: float = 0.5) -> bool:
         time.sleep(0.01)  # EBUSY a moment after `populated 0`: the last exit is releasing
 
 
-def remove_stale(registry_hash: str) -> int:
-    """Empty job cgroups of this registry whose shim is gone (it was killed before it
-    could remove its own): removed. Returns how many."""
+def remove_stale(registry_hash: str = "") -> int:
+    """Empty job cgroups (of this registry, or of any with "") whose shim is gone (killed
+    before it could remove its own): removed. Returns how many. An empty cgroup holds
+    nothing anyone needs, and only a writer of its parent could put a process back."""
     base = own_dir()
     if base is None:
         return 0
-    prefix = f"{PREFIX}{registry_hash}-"
+    prefix = f"{PREFIX}{registry_hash}-" if registry_hash else PREFIX
     try:
         names = [n for n in os.listdir(base) if n.startswith(prefix)]
     except OSError:

@@ -32,7 +32,6 @@ from .ownership import (
 from .ownfile import OwnFile, merge_own, pruned_field
 from .paths import RegistryPaths, claim_base, job_number
 from .peerview import settle_view
-from .procs import job_marker
 from .store import (
     CorruptRegistry,
     Listing,
@@ -149,7 +148,7 @@ class Registry:
             # Every record was read: a file of an id none of them names is a gone job's.
             known = {r.id for f in loaded.files for r in f.jobs} | set(self._own)
             remove_orphan_files(self.paths.root, known)
-            cgroup.remove_stale(job_marker(self.paths.root, "j0").split(":")[0])
+            cgroup.remove_stale()  # every empty one of a dead shim, whichever registry
         return fresh
 
     def refresh_peers(self, now_ms: int, force: bool = False) -> None:
