@@ -67,6 +67,12 @@ class Glance:
         for record in self.registry.own():
             if record.running and self._due(record, now):
                 self.due.append(f"{record.id}: reconcile")
+            elif record.remaining_processes and not procs.same_process(
+                record.shim_pid, record.shim_token
+            ):
+                # Its leftovers' count is stale (or they outlived a killed shim): a session
+                # counts them again and writes it, so the next glance needs no environ scan.
+                self.due.append(f"{record.id}: leftovers")
         return not self.due
 
     def _due(self, record: JobRecord, now: int) -> bool:
