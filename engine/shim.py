@@ -44,7 +44,6 @@ COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
 TTY_CAPACITY = 4096  # what a terminal holds before its writer blocks (N_TTY's read buffer)
 PENDING_STDIN_MAX = 1 << 20
-SWEEP_AGAIN_S = 0.01  # a SIGKILL sweep that found the tree not yet empty goes on this soon
 
 
 class Shim(EndingMixin):
@@ -59,10 +58,7 @@ class Shim(EndingMixin):
         self.escalate_at: float | None = None
         self.signalled: set[int] = set()  # every process a kill reached
         self.escalated = False  # SIGKILL followed because the tree outlived the grace
-        self.sweeping = False  # SIGKILL rounds go on until no process of the tree is left
-        self.remaining = 0  # processes of the tree alive after the job's exit
-        self.cgroup: str | None = None  # the job's own cgroup, where one could be made
-        self.finish_poll_s = FINISH_POLL_S[0]
+        self.init_tree_state()
         self.gone_due = False  # a kill was asked for: say when the tree is gone
         self.deadline: float | None = None
         self.out_fd = -1
@@ -283,10 +279,7 @@ class Shim(EndingMixin):
             else:
                 waits.append(self.escalate_at - now)
         if self.sweeping:
-            if self.sweep_some():
-                self.check_finished_at = 0.0  # the kill's `gone` goes out at once
-            else:
-                waits.append(SWEEP_AGAIN_S)
+            waits.append(self.sweep_tick(now))
         if self.status_retry_at is not None:
             if now >= self.status_retry_at:
                 self.write_exit_files()

@@ -15,6 +15,9 @@ from .shimjson import dumps
 from .shimserver import EVENT_READ
 
 OWNER_GONE_GRACE_MS = 1000
+SWEEP_AGAIN_S = 0.01  # a SIGKILL sweep that found the tree not yet empty goes on this soon
+SWEEP_BUSY_S = 2.0  # for this long; then (processes stuck in D state) every SWEEP_SLOW_S
+SWEEP_SLOW_S = 0.2
 FINISH_POLL_S = (0.2, 2.0)  # a finished job's leftovers are counted this often: first, at most
 # (each look that finds some left waits twice as long; a SIGCHLD looks again at once: the
 # last process of a tree to die is always our child, the subreaper's)
@@ -43,6 +46,15 @@ def write_atomic(path: str, data: bytes) -> None:
 
 class EndingMixin:
     """The ending half of `Shim`."""
+
+    def init_tree_state(self) -> None:
+        """What the kill sweep and the count of a finished job's leftovers keep."""
+        self.sweeping = False  # SIGKILL rounds go on until no process of the tree is left
+        self.sweep_at = 0.0  # the next SIGKILL sweep is due (monotonic)
+        self.sweep_since: float | None = None  # the first sweep that left some alive
+        self.remaining = 0  # processes of the tree alive after the job's exit
+        self.cgroup: str | None = None  # the job's own cgroup, where one could be made
+        self.finish_poll_s = FINISH_POLL_S[0]
 
     def watch_owner(self, pid: int | None, token: str | None, poll: bool = False) -> bool:
         """Watch the owner session (a pidfd, or a poll where there is none, or when `poll`);
@@ -131,6 +143,18 @@ class EndingMixin:
             self.escalated = True
         self.sweeping = True
 
+    def sweep_tick(self, now: float) -> float:
+        """A SIGKILL sweep when one is due; how long until the next."""
+        if now >= self.sweep_at:
+            if self.sweep_some():
+                self.check_finished_at = 0.0  # the kill's `gone` goes out at once
+                return 0.0
+            # What outlives SIGKILL for long is in D state: looked at less often then.
+            busy = now - (self.sweep_since or now) < SWEEP_BUSY_S
+            self.sweep_at = now + (SWEEP_AGAIN_S if busy else SWEEP_SLOW_S)
+            self.sweep_since = self.sweep_since or now
+        return max(0.0, self.sweep_at - now)
+
     def sweep_some(self) -> bool:
         """One bounded SIGKILL sweep; True once no process of the tree is alive."""
         killed = cgroup.kill(self.cgroup, wait_s=0) if self.cgroup else []
@@ -139,6 +163,7 @@ class EndingMixin:
         self.signalled |= hit
         if empty:
             self.sweeping = False
+            self.sweep_since = None
         return empty
 
     def owner_gone(self) -> None:
