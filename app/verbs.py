@@ -211,4 +211,11 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     cleared = await jm.clear(args.id, all=args.all)
     details = {"jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
     UnreadCursors.shared(jm).forget([r.id for r in cleared])
-    return emit(args, details, human.clear_lines(details))
+    code = emit(args, details, human.clear_lines(details))
+    kept = [r.id for r in jm.jobs(include_peers=False) if not r.running and r.remaining_processes]
+    if kept and args.id is None and not args.json:  # finished, but not done: said, on stderr
+        printing.err(
+            f"jobs-tui: not cleared, processes of them still run: {', '.join(kept[:10])} "
+            "(`jobs-tui kill ID`, or `clear --all`)"
+        )
+    return code

@@ -61,6 +61,8 @@ def test_a_left_daemon_shows_blocks_clear_and_is_killed(cli):
 def test_clear_all_kills_the_leftovers_first(cli):
     daemon = _finished_with_daemon(cli)
     try:
+        kept = cli.ok("clear")  # every finished job: not this one, and it says why
+        assert "not cleared" in kept.err and "j1" in kept.err and _alive(daemon)
         cli.ok("clear", "--all")
         assert _alive(daemon) == []
         assert cli.ok("list", "--json").json()["jobs"] == []
