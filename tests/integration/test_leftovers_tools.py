@@ -46,3 +46,17 @@ async def test_the_job_tool_kills_what_a_finished_job_left(registry_dir: str):
             assert [j["remainingProcesses"] for j in listed["jobs"]] == [0]
         finally:
             kill_all(daemon)
+
+
+async def test_leftovers_that_ignore_term_get_sigkill_after_the_grace(registry_dir: str):
+    deaf = "(setsid sh -c 'trap \"\" TERM; while :; do sleep 600; done' >/dev/null 2>&1 &); exit 0"
+    async with JobManager(registry_dir=registry_dir, config=Config(kill_grace_ms=300)) as jm:
+        rec = await jm.wait((await jm.start(deaf)).id, 10_000)
+        assert await until(lambda: len(marked(registry_dir, rec.id)) == 2, 10)
+        left = marked(registry_dir, rec.id)
+        try:
+            result = await jm.kill(rec.id, "SIGTERM")
+            assert result.leftovers >= 1 and result.escalated
+            assert marked(registry_dir, rec.id) == [] and result.job.remaining_processes == 0
+        finally:
+            kill_all(left)
