@@ -92,6 +92,15 @@ JOB_RECORD: dict[str, Any] = {
             "written (why: 'disk full'); status and exitCode are its shim's answer, or "
             "unknown/null when it did not answer",
         },
+        "remainingProcesses": {
+            **_COUNT,
+            "description": "A finished job's processes that still run (a daemon it left); "
+            "`kill` kills them, `clear` refuses the record while any remain unless --all.",
+        },
+        "cgroup": {
+            **_STR,
+            "description": "The job's own cgroup (v2) directory, where one could be made.",
+        },
         **USAGE,
     },
     "additionalProperties": True,

@@ -233,10 +233,10 @@ async def kill(jm: JobManager, args: argparse.Namespace) -> int:
     }
     if result.note:
         details["note"] = result.note
-    if not result.signalled:
+    if not result.signalled and not result.leftovers:
         message = result.note or f"{args.id} had already finished; nothing was killed"
         raise VerbError(message, EXIT_REFUSED, {"job": details["job"]}, field="ID")
-    if result.job.running:
+    if result.job.running or result.job.remaining_processes:
         message = f"{args.id} is still running after the grace period"
         raise VerbError(message, EXIT_ERROR, {"job": details["job"]}, field="ID")
     return emit(args, details, human.kill_line(details))
@@ -260,4 +260,11 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError):  # cleared already: a cursor file the disk refused
         # is no reason to report the clear as failed
         UnreadCursors.shared(jm).forget([r.id for r in cleared])
-    return emit(args, details, human.clear_lines(details))
+    code = emit(args, details, human.clear_lines(details))
+    kept = [r.id for r in jm.jobs(include_peers=False) if not r.running and r.remaining_processes]
+    if kept and args.id is None and not args.json:  # finished, but not done: said, on stderr
+        printing.err(
+            f"jobs-tui: not cleared, processes of them still run: {', '.join(kept[:10])} "
+            "(`jobs-tui kill ID`, or `clear --all`)"
+        )
+    return code

@@ -14,7 +14,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import procs
+from . import procs, remaining
 from .arguments import check, check_send, check_size
 from .exitfiles import ExitInfo, read_exit
 from .link import LinkClosed
@@ -133,8 +133,17 @@ class Controller:
             await self.adopt(record.id)
             adopted = True
             record = self.jm.get(record.id)
-        await self.jm.supervisor.link_for(record, own=True)
+        supervisor = self.jm.supervisor
+        await supervisor.link_for(record, own=True)  # a gone shim's job: swept and settled
         if not record.running:
+            # Whatever settled it (this call's attach, or this session's reconcile), a job
+            # whose shim is gone is swept by its marker and cgroup before anything is said.
+            swept = supervisor.swept.pop(record.id, 0)
+            if not procs.same_process(record.shim_pid, record.shim_token):
+                swept += remaining.kill_gone_shim(supervisor.marker(record.id), record)
+            if swept:
+                remaining.refresh([record], supervisor.marker)
+                return self._killed_gone(record, signal, adopted, swept)
             return await self._kill_leftovers(record, signal, adopted)
         if self.jm.supervisor.link(record.id) is None:
             # no supervisor to ask (another tool's job): signal the group
@@ -173,13 +182,34 @@ class Controller:
             record, signalled, "SIGINT", 0, False, note, processes=members if signalled else 0
         )
 
+    def _killed_gone(self, record: JobRecord, signal: str, adopted: bool, swept: int) -> KillResult:
+        """A running record whose shim was gone: what was left of its tree was swept (its
+        marked processes, its cgroup) before it was settled."""
+        note = f"{record.id}: its supervisor was gone; killed {swept} process(es) left of it"
+        return KillResult(record, True, signal, 0, adopted, note, processes=swept)
+
     async def _kill_leftovers(self, record: JobRecord, signal: str, adopted: bool) -> KillResult:
-        """A finished job: kill what it left behind (its shim still watches it), if anything."""
-        reply, report = await self.jm.supervisor.kill(record, signal, leftovers=True)
-        leftovers = int(reply.get("leftovers") or 0)
-        note = f"{record.id} had already finished"
-        if leftovers:
-            note += f"; killed {leftovers} leftover process(es) of its group"
+        """A finished job: kill what it left running, if anything (its shim still watches
+        it; or, its shim gone, by its marker and its cgroup)."""
+        remaining.refresh([record], self.jm.supervisor.marker)
+        if not record.remaining_processes:
+            note = f"{record.id} had already finished"
+            return _result(record, False, signal, adopted, note, 0, None)
+        supervisor = self.jm.supervisor
+        report = None
+        if procs.same_process(record.shim_pid, record.shim_token):
+            await supervisor.attach(record)
+        if supervisor.link(record.id) is not None:
+            reply, report = await supervisor.kill(record, signal, leftovers=True)
+            leftovers = int(reply.get("leftovers") or 0)
+        else:
+            leftovers = remaining.kill_gone_shim(supervisor.marker(record.id), record)
+            report = {"processes": leftovers}
+        remaining.refresh([record], supervisor.marker)  # 0, once the kill is over
+        self.jm.registry.save()
+        note = f"{record.id}: killed {leftovers} process(es) it left running"
+        if record.remaining_processes:
+            note = f"{record.id}: {record.remaining_processes} process(es) it left still run"
         result = _result(record, False, signal, adopted, note, leftovers, report)
         result.leftovers = leftovers
         return result
@@ -189,6 +219,13 @@ class Controller:
         members = len(procs.group_members(record.pid)) if record.pid else 0
         marker = self.jm.supervisor.marker(record.id)
         signalled = procs.kill_group_checked(record.pid, record.start_token, number, marker)
+        if record.shim_pid is None and record.pid is None:
+            # Its pids never reached the record (its shim died before it said them): what
+            # carries its marker, or is in its cgroup, is its tree.
+            swept = remaining.kill_gone_shim(marker, record)
+            if swept:
+                self.jm.settle(record, ExitInfo(-9, EndReason.KILL.value, "SIGKILL", now_ms()))
+                return self._killed_gone(record, signal, adopted, swept)
         info = read_exit(self.jm.paths, record.id, record.status_path)
         if info is None and signalled:
             info = ExitInfo(-number, EndReason.KILL.value, signal, now_ms())
@@ -213,22 +250,34 @@ class Controller:
         return record
 
     async def clear(self, job_id: str | None, all: bool) -> list[JobRecord]:
+        """Remove finished own records; a running one, or a finished one whose processes
+        still run, only with `all` (which kills them first): nothing is tracked nowhere."""
+        marker = self.jm.supervisor.marker
         if job_id is not None:
             record = self.jm.get(job_id)
             if not self.jm.is_own(record):
                 raise Refused(f"{job_id} is another session's job; not cleared.", "id")
             if record.running and not all:
                 raise Refused(f"{job_id} is still running; kill it first or pass all.", "id")
+            remaining.refresh([record], marker)
+            if record.remaining_processes and not all:
+                raise Refused(
+                    f"{job_id} has finished, but {record.remaining_processes} process(es) "
+                    f"it started still run; kill them first (kill {job_id}) or pass all.",
+                    "id",
+                )
             targets = [record]
         else:
-            targets = [r for r in self.jm.jobs(include_peers=False) if all or not r.running]
+            own = self.jm.jobs(include_peers=False)
+            remaining.refresh(own, marker)
+            targets = [r for r in own if all or not (r.running or r.remaining_processes)]
         if not targets:
             return []
         try:  # no room for the smaller registry file: refused before anything is killed
             check_room(self.jm.paths.root, _size(self.jm.registry.own_path))
         except OSError as exc:
             raise JobError(self._clear_error(exc, "nothing was cleared or killed")) from exc
-        killed = [r.id for r in targets if r.running]
+        killed = [r.id for r in targets if r.running or r.remaining_processes]
         for job_id in killed:
             await self.kill_quietly(job_id)
         try:

@@ -53,6 +53,9 @@ def outcome(record: JobRecord, now_ms: float) -> str:
         return f"{head} · not yet written: {record.exit_not_written} · {tail}"
     if record.status is JobStatus.RUNNING:
         return f"{mark} running · {took}"
+    left = remaining_note(record)
+    if left:
+        took = f"{left} · {took}"
     if record.status is JobStatus.EXITED:
         return f"{mark} exit 0 · {took}"
     if record.status is JobStatus.FAILED:
@@ -71,6 +74,14 @@ def not_written(record: JobRecord) -> str:
     """`ended · exit code not yet written: disk full`: all a reader knows of a job whose
     shim keeps its exit code but did not answer (see engine/unwritten.py)."""
     return f"ended · exit code not yet written: {record.exit_not_written}"
+
+
+def remaining_note(record: JobRecord) -> str:
+    """`1 process still running`: a finished job's tree that lives on (or "")."""
+    left = record.remaining_processes
+    if record.running or left <= 0:
+        return ""
+    return f"{left} process{'' if left == 1 else 'es'} still running"
 
 
 def outcome_line(record: JobRecord, now_ms: float) -> str:
@@ -121,6 +132,8 @@ def row(record: JobRecord, now_ms: float, *, peer: bool = False, width: int = LA
         tag += f"  {not_written(record)}"
     elif record.exit_not_written:
         tag += f"  not yet written: {record.exit_not_written}"
+    elif remaining_note(record):  # a finished job that is not done: its outcome says why
+        tag += " · " + outcome(record, now_ms).split(" ", 1)[1].rsplit(" · ", 1)[0]
     return f"{glyph(record)} {record.id:<4} {label} {duration(elapsed_ms(record, now_ms)):>7}{tag}"
 
 

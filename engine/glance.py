@@ -67,6 +67,12 @@ class Glance:
         for record in self.registry.own():
             if record.running and self._due(record, now):
                 self.due.append(f"{record.id}: reconcile")
+            elif record.remaining_processes and not procs.same_process(
+                record.shim_pid, record.shim_token
+            ):
+                # Its leftovers' count is stale (or they outlived a killed shim): a session
+                # counts them again and writes it, so the next glance needs no environ scan.
+                self.due.append(f"{record.id}: leftovers")
         return not self.due
 
     def _due(self, record: JobRecord, now: int) -> bool:
@@ -84,12 +90,23 @@ class Glance:
         return record.session_id == self.session_id
 
     def get(self, job_id: str) -> JobRecord | None:
-        return self.registry.get(job_id)
+        record = self.registry.get(job_id)
+        if record is not None:
+            self._count_remaining([record])
+        return record
 
     def jobs(self, all: bool = False) -> list[JobRecord]:
         """What `JobManager.list(all)` returns: running first (newest first), then finished."""
         records = [r for r in self.registry.all() if all or self.is_own(r) or r.running]
+        self._count_remaining(records)
         return sorted(records, key=lambda r: (not r.running, -r.ended_at(), -r.number))
+
+    def _count_remaining(self, records: list[JobRecord]) -> None:
+        """A finished job's leftovers as they are now (the view only: nothing is written)."""
+        from .remaining import refresh  # here: only a record that says some remain needs it
+
+        if any(r.remaining_processes for r in records):
+            refresh(records, lambda job_id: procs.job_marker(self.paths.root, job_id))
 
     def take_problems(self) -> list[str]:
         """The config's warnings and what the load found (a quarantined file, a refused one)."""

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from . import procs
+from . import cgroup, procs
 from .protocol import ENV_OWNER_POLL
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ def start_spec(
         "ownerToken": procs.start_token(owner) if owner else None,
         "ownerPoll": bool(os.environ.get(ENV_OWNER_POLL)),
         "marker": marker,
+        "cgroup": cgroup.enabled(),  # the shim makes the job a cgroup of its own, if it may
     }
 
 

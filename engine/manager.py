@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import procs, restarts, starting
+from . import procs, remaining, restarts, starting
 from .arguments import check, check_time, compile_regex
 from .callschema import MAX_SEARCH
 from .config import Config, resolve_registry_dir
@@ -161,12 +161,20 @@ class JobManager:
 
     async def list(self, all: bool = False) -> list[JobRecord]:
         self.registry.refresh_peers(now_ms())
-        return [r for r in self.jobs() if all or self.is_own(r) or r.running]
+        records = [r for r in self.jobs() if all or self.is_own(r) or r.running]
+        self._count_remaining(records)
+        return records
 
     async def status(self, job_id: str) -> JobRecord:
         record = self.get(job_id)
+        self._count_remaining([record])
         self._mark_seen(record)
         return record
+
+    def _count_remaining(self, records: list[JobRecord]) -> None:
+        """Finished jobs that said processes remain: counted again (see `remaining`)."""
+        if any(self.is_own(r) for r in remaining.refresh(records, self.supervisor.marker)):
+            self.registry.mark_dirty()
 
     def mark_seen(self, job_id: str) -> None:
         """Someone saw this finished job's result (its log pane was open when it ended)."""

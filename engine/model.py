@@ -83,10 +83,12 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("restart_of", "restartOf", str),
     ("term_cols", "cols", int),
     ("term_rows", "rows", int),
+    ("remaining_processes", "remainingProcesses", int),
+    ("cgroup", "cgroup", str),
 )
 # Written only when set: a record that is not a restart, has no extra environment or no
 # terminal looks as it always did.
-_SPARSE = {"restartOf", "envNames", "cols", "rows"}
+_SPARSE = {"restartOf", "envNames", "cols", "rows", "cgroup"}
 MAX_ENV_NAMES = 100
 
 
@@ -129,6 +131,8 @@ class JobRecord:
     env_names: tuple[str, ...] = ()  # names of the extra environment, never its values
     term_cols: int | None = None  # a terminal job's size now (JSON cols/rows): a view
     term_rows: int | None = None  # opened later replays its output at the size it had
+    remaining_processes: int = 0  # a finished job's processes still running (its leftovers)
+    cgroup: str | None = None  # the job's own cgroup (v2), where the kernel let us make one
     unknown: dict[str, Any] = field(default_factory=dict)
     # A reader's view only, never written: the command ended, its exit files are not
     # written yet (why: "disk full"); JSON exitNotWritten. See unwritten.py.

@@ -49,6 +49,39 @@ def prefer(a: JobRecord, b: JobRecord, session_id: str) -> JobRecord:
     return a if a.ended_at() >= b.ended_at() else b
 
 
+# What a run's record says about its processes: set once, by whoever learned it first.
+IDENTITY_FIELDS = ("pid", "start_token", "shim_pid", "shim_token", "status_path", "cgroup")
+# What its end says: taken from the other copy only when both tell the same end.
+OUTCOME_FIELDS = ("exit_code", "signal", "finished_at", "end_reason", "exit_status")
+
+
+def merge_copies(a: JobRecord, b: JobRecord, session_id: str) -> JobRecord:
+    """`prefer(a, b)`, missing nothing the other copy knew of the same run.
+
+    Two copies of one running record, one written before its shim reported its pids
+    (another process of the session saved what it read back then): whichever copy the
+    rule prefers, a pid, token or path that only the other one holds is kept, since a
+    run has one set of them. Of the end, a field is taken over only between copies of the
+    same status: an outcome is never put together from two different ends.
+    """
+    winner = prefer(a, b, session_id)
+    fill_from(winner, b if winner is a else a)
+    return winner
+
+
+def fill_from(winner: JobRecord, loser: JobRecord) -> None:
+    """What `merge_copies` keeps of the copy that lost (see there)."""
+    if winner.started_at != loser.started_at:
+        return  # another run under the same id: nothing of it belongs here
+    for name in IDENTITY_FIELDS:
+        if getattr(winner, name, None) is None and getattr(loser, name, None) is not None:
+            setattr(winner, name, getattr(loser, name))
+    if winner.status is loser.status:
+        for name in OUTCOME_FIELDS:
+            if getattr(winner, name) is None and getattr(loser, name) is not None:
+                setattr(winner, name, getattr(loser, name))
+
+
 def prune_victims(finished: list[JobRecord], max_jobs: int) -> tuple[list[JobRecord], int]:
     """Which own finished records to drop, oldest first; and how many of them were unreported.
 

@@ -17,7 +17,7 @@ except ImportError:  # Windows: one process per session there
 
 from .bounds import MAX_COUNTER, in_range
 from .model import JobRecord
-from .ownership import prefer
+from .ownership import fill_from, prefer
 from .store import FileKey, RegistryFile, clone_record, encode_json, write_bytes_atomic
 
 
@@ -115,9 +115,13 @@ def merge_own(
             continue
         seen = mine.seen or theirs.seen
         if prefer(mine, theirs, session_id) is theirs:
+            before = mine.copy()
             for field in dataclasses.fields(mine):
                 setattr(mine, field.name, getattr(theirs, field.name))
             mine.unknown = dict(theirs.unknown)
+            fill_from(mine, before)
+        else:
+            fill_from(mine, theirs)
         mine.seen = seen
     lost = []
     for job_id in list(own):

@@ -204,32 +204,6 @@ def group_members(pgid: int) -> list[int]:
     return [pid for pid, _ppid, group in _scan() if group == pgid]
 
 
-def signal_tree(root: int, pgid: int | None, signum: int) -> set[int]:
-    """Signal the job's group and every other descendant of `root`, each process once.
-
-    Returns the pids reached. `pgid` only while its leader is unreaped: after that the
-    number may name someone else's group.
-    """
-    scan = _scan()
-    group = {pid for pid, _ppid, g in scan if pgid and g == pgid}
-    reached: set[int] = set()
-    if group:
-        try:
-            os.killpg(pgid, signum)  # type: ignore[arg-type]
-            reached |= group
-        except (ProcessLookupError, PermissionError):
-            group = set()
-    for pid in _descendants(scan, root):
-        if pid in group:
-            continue  # one TERM each: a second one means "force" to many programs
-        try:
-            os.kill(pid, signum)
-            reached.add(pid)
-        except (ProcessLookupError, PermissionError):
-            pass
-    return reached
-
-
 def kill_group_checked(pid: int | None, token: str | None, signum: int, marker: str) -> bool:
     """Signal a process group we do not hold, only if its leader is still the same process
     and carries the job's marker: a record alone (a file anyone may have written) is not

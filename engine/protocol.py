@@ -34,6 +34,9 @@ Events, pushed to watching clients:
   <- {"ev": "exit", ...ExitFields}              the job's exit status is known
   <- {"ev": "gone", "escalated": b, "processes": n}   after a kill: the whole tree is
                                                 gone (SIGKILL had to follow: escalated)
+  <- {"ev": "remaining", "remaining": n}        the job has exited and n processes of its
+                                                tree still run (0: none is left); the
+                                                exit event and state carry `remaining` too
 
 Files: `spec["end"]` holds the `ExitFields` as JSON, then `spec["status"]` the exit status
 alone (code, or -N for signal N). Beside the live log `spec["log"]`, `base_of(log)` says
@@ -57,6 +60,7 @@ EV_OUTPUT = "output"
 EV_LOG_LOST = "log-lost"
 EV_EXIT = "exit"
 EV_GONE = "gone"
+EV_REMAINING = "remaining"
 
 # The signals a kill may send, in every vocabulary (the schemas' enum, the CLI's --signal).
 KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
@@ -114,6 +118,7 @@ if TYPE_CHECKING:
         ownerToken: str | None  # the owner's start token (against pid reuse)
         ownerPoll: bool  # poll the owner even where a pidfd could watch it
         marker: str  # JOBS_TUI_JOB, in the job's environment
+        cgroup: bool  # make the job a cgroup of its own where the kernel lets us
         readyFd: NotRequired[int]  # added by `launch`: where the Ready line goes
         holdFd: NotRequired[int]  # a held start: spawn only after a `g` read from it
 
@@ -122,6 +127,7 @@ if TYPE_CHECKING:
         startToken: str | None
         shimPid: int
         shimToken: str | None
+        cgroup: str | None  # the job's own cgroup (v2) directory, or None where none was made
 
     class ExitFields(TypedDict):
         exitStatus: int  # code, or -N for signal N
@@ -205,5 +211,9 @@ if TYPE_CHECKING:
         escalated: bool
         processes: int
 
+    class RemainingEvent(TypedDict):
+        ev: Literal["remaining"]
+        remaining: int  # processes of the finished job's tree still running
+
     Request = WatchRequest | SendRequest | KillRequest | OwnerRequest | ResizeRequest
-    Event = StateEvent | OutputEvent | LogLostEvent | ExitEvent | GoneEvent
+    Event = StateEvent | OutputEvent | LogLostEvent | ExitEvent | GoneEvent | RemainingEvent

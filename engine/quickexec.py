@@ -244,7 +244,9 @@ class QuickExec:
                 raise Handover(f"{record.id}: its supervisor is alive but not reachable")
             self.settle(record, info)
             return
-        swept = procs.sweep(procs.job_marker(self.paths.root, record.id))
+        from .remaining import kill_gone_shim  # a dead shim: rare, its cost only then
+
+        swept = kill_gone_shim(procs.job_marker(self.paths.root, record.id), record)
         if info is None and (procs.LINUX or swept):
             info = ExitInfo(-9, SHIM_GONE, "SIGKILL", now_ms())
         self.settle(record, info)
@@ -326,6 +328,8 @@ def identify(record: JobRecord, ready: dict) -> bool:
         setattr(record, attr, value if isinstance(value, str) else None)
     shim_pid = ready.get("shimPid")
     record.shim_pid = shim_pid if isinstance(shim_pid, int) else None
+    group = ready.get("cgroup")
+    record.cgroup = group if isinstance(group, str) else None
     return True
 
 

@@ -15,13 +15,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import adoption, jobids, reservations
-from .cleanup import delete_job_files, remove_stale_temp_files
+from . import adoption, cgroup, jobids, reservations
+from .cleanup import delete_job_files, remove_orphan_files, remove_stale_temp_files
 from .config import Config
 from .model import JobRecord
 from .ownership import (
     FINISHED_CEILING,
     TAKEN_FROM,
+    fill_from,
+    merge_copies,
     prefer,
     prune_victims,
     remove_from_file,
@@ -142,6 +144,11 @@ class Registry:
         )
         self._absorb(loaded.files, now_ms)
         self._peers_read_at = time.monotonic()
+        if not self.read_only and not loaded.problems and not any(f.lossy for f in loaded.files):
+            # Every record was read: a file of an id none of them names is a gone job's.
+            known = {r.id for f in loaded.files for r in f.jobs} | set(self._own)
+            remove_orphan_files(self.paths.root, known)
+            cgroup.remove_stale()  # every empty one of a dead shim, whichever registry
         return fresh
 
     def refresh_peers(self, now_ms: int, force: bool = False) -> None:
@@ -184,7 +191,7 @@ class Registry:
                 if record.id in self._deleted and taken_from(record) != self.session_id:
                     continue  # cleared here; a copy taken over from us is another matter
                 current = peers.get(record.id)
-                peers[record.id] = record if current is None else prefer(current, record, "")
+                peers[record.id] = record if current is None else merge_copies(current, record, "")
         for record in peers.values():
             settle_view(self.paths, record, self.report)
         self._peers = peers
@@ -217,6 +224,7 @@ class Registry:
                 continue  # its dead claimer wrote it into its own file: one owner only
             current = self._own.get(record.id)
             if current is not None and prefer(current, record, self.session_id) is current:
+                fill_from(current, record)
                 continue
             record.session_id = self.session_id
             self._own[record.id] = record
@@ -309,7 +317,8 @@ class Registry:
         Unreported ones stay (up to FINISHED_CEILING finished records); past the
         ceiling the oldest go too, and a problem says which.
         """
-        finished = [r for r in self._own.values() if not r.running]
+        # A finished job whose processes still run is not pruned: it would be tracked nowhere.
+        finished = [r for r in self._own.values() if not r.running and not r.remaining_processes]
         victims, unreported = prune_victims(finished, self.config.max_jobs)
         if not victims:
             return []

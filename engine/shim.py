@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from . import procs
+from . import cgroup, procs
 from .logwriter import LogWriter
 from .protocol import (
     EV_LOG_LOST,
@@ -31,7 +31,7 @@ from .protocol import (
     OP_WATCH,
 )
 from .regdir import open_registry
-from .shimexit import EndingMixin
+from .shimexit import FINISH_POLL_S, EndingMixin
 from .shimjson import dumps, loads
 from .shimserver import EVENT_READ, EVENT_WRITE, Client, ControlServer, make_selector
 from .spawn import PIPE_SIZE, set_child_subreaper, set_winsize, spawn_pipes, spawn_pty
@@ -61,6 +61,7 @@ class Shim(EndingMixin):
         self.escalate_at: float | None = None
         self.signalled: set[int] = set()  # every process a kill reached
         self.escalated = False  # SIGKILL followed because the tree outlived the grace
+        self.init_tree_state()
         self.gone_due = False  # a kill was asked for: say when the tree is gone
         self.deadline: float | None = None
         self.out_fd = -1
@@ -93,8 +94,14 @@ class Shim(EndingMixin):
         spec = self.spec
         os.chdir(spec["cwd"])
         self.tty = bool(spec.get("tty"))
-        job = spawn_pty(spec) if self.tty else spawn_pipes(spec)
+        procs_fd = self.make_cgroup()
+        try:
+            job = spawn_pty(spec, procs_fd) if self.tty else spawn_pipes(spec, procs_fd)
+        finally:
+            if procs_fd >= 0:
+                os.close(procs_fd)
         self.child_pid, self.out_fd, self.pty_fd = job.pid, job.out_fd, job.pty_fd
+        self.check_cgroup()
         if self.tty:
             self.capacity = TTY_CAPACITY
         os.set_blocking(self.out_fd, False)
@@ -131,6 +138,7 @@ class Shim(EndingMixin):
             "tail": self.tail,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
+            "remaining": self.remaining,
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -270,11 +278,11 @@ class Shim(EndingMixin):
                 waits.append(self.deadline - now)
         if self.escalate_at is not None:
             if now >= self.escalate_at:
-                self.escalate_at = None
-                if self.signal_tree(_signal.SIGKILL):
-                    self.escalated = True
+                self.escalate()
             else:
                 waits.append(self.escalate_at - now)
+        if self.sweeping:
+            waits.append(self.sweep_tick(now))
         if self.status_retry_at is not None:
             if now >= self.status_retry_at:
                 self.write_exit_files()
@@ -320,7 +328,8 @@ class Shim(EndingMixin):
                 if now >= self.check_finished_at:
                     if self.finished():
                         break
-                    self.check_finished_at = now + 0.2
+                    self.check_finished_at = now + self.finish_poll_s
+                    self.finish_poll_s = min(self.finish_poll_s * 2, FINISH_POLL_S[1])
                 timeout = min(timeout, max(0.0, self.check_finished_at - now))
             for key, mask in self.sel.select(timeout):
                 kind = key.data
@@ -349,12 +358,14 @@ class Shim(EndingMixin):
             if signum == _signal.SIGCHLD:
                 self.reap()
                 self.check_finished_at = 0.0  # the last of a tree to die is our child
+                self.finish_poll_s = FINISH_POLL_S[0]
             elif signum in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
                 self.kill("SIGTERM", None, "kill")
 
     def shutdown(self) -> None:
         self.server.close()
         self.log.close()
+        cgroup.remove(self.cgroup)  # empty by now: the tree is gone
 
 
 def report(ready_fd: int, message: dict) -> None:
@@ -400,6 +411,7 @@ def main(argv: list[str]) -> int:
             "startToken": procs.start_token(shim.child_pid),
             "shimPid": os.getpid(),
             "shimToken": procs.start_token(os.getpid()),
+            "cgroup": shim.cgroup,
         }
     except Exception as exc:
         report(ready_fd, {"error": f"{type(exc).__name__}: {exc}"})

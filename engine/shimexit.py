@@ -9,12 +9,18 @@ import os
 import time
 from _signal import SIGKILL
 
-from . import procs
-from .protocol import EV_EXIT, EV_GONE
+from . import cgroup, procs, sweep
+from .protocol import EV_EXIT, EV_GONE, EV_REMAINING
 from .shimjson import dumps
 from .shimserver import EVENT_READ
 
 OWNER_GONE_GRACE_MS = 1000
+SWEEP_AGAIN_S = 0.01  # a SIGKILL sweep that found the tree not yet empty goes on this soon
+SWEEP_BUSY_S = 2.0  # for this long; then (processes stuck in D state) every SWEEP_SLOW_S
+SWEEP_SLOW_S = 0.2
+FINISH_POLL_S = (0.2, 2.0)  # a finished job's leftovers are counted this often: first, at most
+# (each look that finds some left waits twice as long; a SIGCHLD looks again at once: the
+# last process of a tree to die is always our child, the subreaper's)
 STATUS_RETRY_S = 0.5  # a full disk: how often writing the exit code is tried again
 
 
@@ -24,6 +30,15 @@ def now_ms() -> int:
 
 class EndingMixin:
     """The ending half of `Shim`."""
+
+    def init_tree_state(self) -> None:
+        """What the kill sweep and the count of a finished job's leftovers keep."""
+        self.sweeping = False  # SIGKILL rounds go on until no process of the tree is left
+        self.sweep_at = 0.0  # the next SIGKILL sweep is due (monotonic)
+        self.sweep_since: float | None = None  # the first sweep that left some alive
+        self.remaining = 0  # processes of the tree alive after the job's exit
+        self.cgroup: str | None = None  # the job's own cgroup, where one could be made
+        self.finish_poll_s = FINISH_POLL_S[0]
 
     def watch_owner(self, pid: int | None, token: str | None, poll: bool = False) -> bool:
         """Watch the owner session (a pidfd, or a poll where there is none, or when `poll`);
@@ -62,22 +77,78 @@ class EndingMixin:
             hit = self.signal_tree(signum)
             if hit and signum != SIGKILL:
                 self.escalate_at = time.monotonic() + grace / 1000
+            elif hit:
+                self.sweeping = True
             return {"ok": True, "signalled": False, "leftovers": len(hit), "finished": True}
         if self.reason is None:
             self.reason = reason
             self.kill_signal = name
         self.signal_tree(signum)
-        if signum != SIGKILL:
+        if signum == SIGKILL:
+            self.sweeping = True
+        else:
             when = time.monotonic() + grace / 1000
             self.escalate_at = min(self.escalate_at or when, when)
         return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
 
     def signal_tree(self, signum: int) -> set[int]:
-        """The job's group (while its leader is unreaped) and every descendant of ours."""
-        pgid = self.child_pid if self.exit_status is None else None
-        hit = procs.signal_tree(os.getpid(), pgid, signum)
+        """Every process group the tree holds, then each of its other processes, once;
+        with SIGKILL, the job's cgroup first (all of it at once, forks included)."""
+        hit: set[int] = set()
+        if signum == SIGKILL and self.cgroup:
+            hit.update(cgroup.kill(self.cgroup, wait_s=0))
+        hit |= sweep.signal_tree(os.getpid(), signum)
         self.signalled |= hit
         return hit
+
+    def make_cgroup(self) -> int:
+        """The job's own cgroup, if the session asked and the kernel lets us: the
+        descriptor the job joins it by (-1: none, the process-tree sweep is all)."""
+        if not self.spec.get("cgroup"):
+            return -1
+        name = f"{cgroup.PREFIX}{self.spec['marker'].replace(':', '-')}-{os.getpid()}"
+        self.cgroup = cgroup.create(name)
+        fd = cgroup.open_procs(self.cgroup)
+        if fd < 0 and self.cgroup:
+            cgroup.remove(self.cgroup)
+            self.cgroup = None
+        return fd
+
+    def check_cgroup(self) -> None:
+        """The job did not get into its cgroup (refused by the kernel): go without one."""
+        gone = self.cgroup and not cgroup.holds(self.cgroup, self.child_pid)
+        if gone and cgroup.remove(self.cgroup):
+            self.cgroup = None
+
+    def escalate(self) -> None:
+        """The grace is over: SIGKILL the tree, and go on sweeping until none of it is left."""
+        self.escalate_at = None
+        if self.signal_tree(SIGKILL):
+            self.escalated = True
+        self.sweeping = True
+
+    def sweep_tick(self, now: float) -> float:
+        """A SIGKILL sweep when one is due; how long until the next."""
+        if now >= self.sweep_at:
+            if self.sweep_some():
+                self.check_finished_at = 0.0  # the kill's `gone` goes out at once
+                return 0.0
+            # What outlives SIGKILL for long is in D state: looked at less often then.
+            busy = now - (self.sweep_since or now) < SWEEP_BUSY_S
+            self.sweep_at = now + (SWEEP_AGAIN_S if busy else SWEEP_SLOW_S)
+            self.sweep_since = self.sweep_since or now
+        return max(0.0, self.sweep_at - now)
+
+    def sweep_some(self) -> bool:
+        """One bounded SIGKILL sweep; True once no process of the tree is alive."""
+        killed = cgroup.kill(self.cgroup, wait_s=0) if self.cgroup else []
+        hit, empty = sweep.sweep_until_empty(os.getpid(), self.reap)
+        hit.update(killed)
+        self.signalled |= hit
+        if empty:
+            self.sweeping = False
+            self.sweep_since = None
+        return empty
 
     def owner_gone(self) -> None:
         if self.exit_status is None and self.reason is None:
@@ -105,6 +176,7 @@ class EndingMixin:
         self.finished_at = now_ms()
         if self.out_fd >= 0:
             self.drain()  # every byte written before the exit is in the log first
+        self.remaining = self.tree_left()  # in the exit message: what it left running
         self.output_event(force=True)
         self.write_exit_files()
         self.server.broadcast({"ev": EV_EXIT, **self.exit_message()})
@@ -125,20 +197,32 @@ class EndingMixin:
         self.status_retry_at = None
         self.status_written = True
 
-    def tree_gone(self) -> bool:
-        """The job exited, its output is closed and no process of its tree is left.
+    def tree_left(self) -> int:
+        """How many processes of the job's tree are alive (the leader's exit aside).
 
         No child at all means no descendant (an orphan would have become our child): then
         no scan of every process on the machine delays the end of the job."""
-        if self.exit_status is None or self.out_fd >= 0:
-            return False
         try:
             os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
-            return True
+            return 0
         except (AttributeError, OSError):  # no waitid here: the scan says
             pass
-        return not procs.descendants(os.getpid())
+        return len(sweep.tree_of(sweep.scan(), os.getpid()))
+
+    def tree_gone(self) -> bool:
+        """The job exited, its output is closed and no process of its tree is left."""
+        if self.exit_status is None or self.out_fd >= 0:
+            return False
+        return self.count_remaining() == 0
+
+    def count_remaining(self) -> int:
+        """Count what the finished job left running; tell watchers when the count changed."""
+        left = self.tree_left()
+        if left != self.remaining:
+            self.remaining = left
+            self.server.broadcast({"ev": EV_REMAINING, "remaining": left})
+        return left
 
     def finished(self) -> bool:
         """Nothing left to supervise: the tree is gone (and said so, if a kill asked), and

@@ -105,10 +105,18 @@ def _env(spec: dict, tty: bool) -> dict[str, str]:
     return env
 
 
-def _spawn(spec: dict, dups: list[tuple[int, int]], tty: bool, slave: str | None = None) -> int:
+def _spawn(
+    spec: dict,
+    dups: list[tuple[int, int]],
+    tty: bool,
+    slave: str | None = None,
+    cgroup_fd: int = -1,
+) -> int:
     """`sh -c COMMAND` in a new session, signals at their defaults, none blocked.
 
     The child reports a failure before exec on a close-on-exec pipe; EOF means exec worked.
+    With `cgroup_fd` (the job's `cgroup.procs`) the child joins its cgroup first, before
+    it can fork: nothing of the job ever runs outside it.
     """
     argv, env = shell_argv(spec["command"], tty), _env(spec, tty)
     parent = os.getpid()
@@ -122,6 +130,11 @@ def _spawn(spec: dict, dups: list[tuple[int, int]], tty: bool, slave: str | None
             set_parent_death_signal(_signal.SIGKILL)
             if os.getppid() != parent:  # the shim died before the death signal was armed
                 os._exit(1)
+            if cgroup_fd >= 0:
+                try:
+                    os.write(cgroup_fd, b"0")
+                except OSError:
+                    pass  # the shim sees it is not in there, and goes without
             if slave is not None:
                 fd = os.open(slave, os.O_RDWR)  # after setsid: our controlling terminal
                 dups = [(fd, 0), (fd, 1), (fd, 2)]
@@ -156,7 +169,7 @@ def set_winsize(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, size)
 
 
-def spawn_pipes(spec: dict) -> Spawned:
+def spawn_pipes(spec: dict, cgroup_fd: int = -1) -> Spawned:
     out_r, out_w = os.pipe()
     try:
         fcntl.fcntl(out_r, F_SETPIPE_SZ, PIPE_SIZE)
@@ -167,18 +180,18 @@ def spawn_pipes(spec: dict) -> Spawned:
     else:
         in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
     try:
-        pid = _spawn(spec, [(in_r, 0), (out_w, 1), (out_w, 2)], tty=False)
+        pid = _spawn(spec, [(in_r, 0), (out_w, 1), (out_w, 2)], tty=False, cgroup_fd=cgroup_fd)
     finally:
         os.close(out_w)
         os.close(in_r)
     return Spawned(pid, out_r, in_w)
 
 
-def spawn_pty(spec: dict) -> Spawned:
+def spawn_pty(spec: dict, cgroup_fd: int = -1) -> Spawned:
     master, slave = os.openpty()
     set_winsize(master, int(spec.get("cols") or 80), int(spec.get("rows") or 24))
     try:
-        pid = _spawn(spec, [], tty=True, slave=os.ttyname(slave))
+        pid = _spawn(spec, [], tty=True, slave=os.ttyname(slave), cgroup_fd=cgroup_fd)
     finally:
         os.close(slave)
     writer = os.dup(master)

@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import procs, reservations
+from . import procs, remaining, reservations
 from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch, start_spec
 from .link import LinkClosed, ShimLink
@@ -29,6 +29,7 @@ from .protocol import (
     EV_EXIT,
     EV_GONE,
     EV_OUTPUT,
+    EV_REMAINING,
     OP_KILL,
     OP_OWNER,
     exit_info_fields,
@@ -82,6 +83,7 @@ class Supervisor:
         self._gone: dict[str, asyncio.Future[GoneEvent]] = {}  # kills awaiting the tree
         self._lines_unsaved = False  # a last line changed since the registry was written
         self._lines_saved_at = 0.0
+        self.swept: dict[str, int] = {}  # processes a settle of a gone shim's job killed
 
     # -- links -------------------------------------------------------------------
     def link(self, job_id: str) -> ShimLink | None:
@@ -177,13 +179,18 @@ class Supervisor:
             self._apply_output(record, message)
             if kind == EV_EXIT:
                 self._settle(record, ExitInfo(*exit_info_fields(message)))
-            elif kind == EV_OUTPUT:
+            elif kind in (EV_OUTPUT, EV_REMAINING):
                 self._publish("job-output", record)
         if kind == EV_GONE:
             self._resolve_gone(job_id, message)  # type: ignore[arg-type]
 
     def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
         changed, line = take_output(record, message)
+        left = message.get("remaining")
+        valid = isinstance(left, int) and not isinstance(left, bool) and left >= 0
+        if valid and left != record.remaining_processes:
+            record.remaining_processes = left
+            changed = True
         if changed:
             self.registry.mark_dirty()
         if line:
@@ -308,7 +315,7 @@ class Supervisor:
         if info is None and record.pid is None and record.shim_pid is None:
             if record.id in self._launching or launching(record, now_ms()):
                 return  # recorded before its shim reported ready: give it the launch window
-            procs.sweep(self.marker(record.id))
+            self.swept[record.id] = remaining.kill_gone_shim(self.marker(record.id), record)
             self._settle(record, None)
             return
         if record.shim_pid is None:  # a supervisor-less job (another tool's)
@@ -320,7 +327,8 @@ class Supervisor:
             if info is not None:
                 self._settle(record, info)
             return
-        swept = procs.sweep(self.marker(record.id))
+        swept = remaining.kill_gone_shim(self.marker(record.id), record)
+        self.swept[record.id] = swept
         if info is None and (procs.LINUX or swept):
             info = ExitInfo(-9, SHIM_GONE, "SIGKILL", now_ms())
         self._settle(record, info)
@@ -387,6 +395,8 @@ class Supervisor:
             setattr(record, attr, value if isinstance(value, str) else None)
         shim_pid = ready.get("shimPid")
         record.shim_pid = shim_pid if isinstance(shim_pid, int) else None
+        group = ready.get("cgroup")
+        record.cgroup = group if isinstance(group, str) else None
         self.registry.mark_dirty()
         return True
 

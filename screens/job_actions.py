@@ -116,8 +116,20 @@ class JobActions(_Base):
                 f"{plural(unreported, 'unreported result')} would be dropped "
                 f"before anyone has seen {'it' if unreported == 1 else 'them'}. {detail}"
             )
+        # A finished job whose processes still run (a daemon it left) is not cleared
+        # behind anyone's back: the question says so, and a yes kills them first.
+        leftover = [r.id for r in finished if r.remaining_processes]
+        if leftover:
+            detail = (
+                f"{len(leftover)} of them still "
+                f"{'has' if len(leftover) == 1 else 'have'} processes running "
+                f"({', '.join(leftover[:5])}): they are killed first. {detail}"
+            )
         self._confirm(
-            f"Clear {plural(len(finished), 'finished job')}?", detail, "Clear", self._clear
+            f"Clear {plural(len(finished), 'finished job')}?",
+            detail,
+            "Clear",
+            lambda: self._clear(leftover),
         )
 
     def action_take_over(self) -> None:
@@ -194,9 +206,12 @@ class JobActions(_Base):
             # "had already finished" is news only when no other kill of ours ended it
             self.notify(sanitize_line(result.note, 300), markup=False)
 
-    async def _clear(self) -> None:
+    async def _clear(self, leftover: list[str] | None = None) -> None:
         try:
-            cleared = await self.source.clear()
+            cleared = []
+            for job_id in leftover or ():  # killed first, as the question said
+                cleared += await self.source.clear(job_id, all=True)
+            cleared += await self.source.clear()
         except JobError as exc:
             self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return

@@ -283,7 +283,9 @@ def _kill(result: KillResult) -> dict[str, Any]:
         details["adopted"] = True
     if result.leftovers:
         details["leftoversKilled"] = result.leftovers
-    if result.note:
+    if result.note and result.leftovers and not result.signalled:
+        details["note"] = result.note  # it killed what the job left: news, not an error
+    elif result.note:
         details["error"] = result.note
     return details
 

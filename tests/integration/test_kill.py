@@ -81,8 +81,8 @@ async def test_shell_exit_settles_promptly_with_background_grandchild(jm: JobMan
     leftovers = tree(rec.shim_pid)
     assert leftovers, "the background sleep should still be running"
     details = await JobTools(jm).call({"action": "kill", "id": rec.id})
-    assert details["signalled"] is False
-    assert "already finished" in details["error"] and details["leftoversKilled"] >= 1
+    assert details["signalled"] is False and "error" not in details  # issue 22: not "already
+    assert details["leftoversKilled"] >= 1  # finished" while processes of it still run
     assert await until(lambda: all(gone(p) for p in leftovers), 5)
     assert jm.registry.get(rec.id).status is JobStatus.FAILED
 

@@ -9,7 +9,7 @@ from jobs_tui.engine import JobStatus
 from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen
 from jobs_tui.screens.detail import DetailPane
 
-from .fakes import ME, NOW_MS, PEER, FakeSource, Host, frozen_clock, record, screen_text
+from .fakes import ME, NOW_MS, PEER, FakeSource, Host, frozen_clock, record, screen_text, until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -331,3 +331,19 @@ async def test_own_session_id_is_what_peers_are_measured_against(log_dir: str):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert " peer" not in screen_text(app).splitlines()[1]
+
+
+async def test_x_asks_about_finished_jobs_whose_processes_still_run(fake: FakeSource):
+    """Issue 22: a finished job that left a daemon is cleared only once asked, killed first."""
+    fake.update("j3", remaining_processes=1)
+    app = host(fake)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("x")
+        screen = app.screen
+        assert isinstance(screen, ConfirmScreen)
+        assert "1 of them still has processes running (j3): they are killed first." in (
+            screen.detail
+        )
+        await pilot.press("y")
+        await pilot.pause()
+        assert await until(lambda: fake.calls[:1] == [("clear", "j3")])  # j3 with all

@@ -58,7 +58,7 @@ def test_every_request_and_event_is_typed_and_documented():
     ops = {v for k, v in vars(protocol).items() if k.startswith("OP_")}
     events = {v for k, v in vars(protocol).items() if k.startswith("EV_")}
     assert ops == {"watch", "state", "send", "kill", "owner", "resize"}
-    assert events == {"state", "output", "log-lost", "exit", "gone"}
+    assert events == {"state", "output", "log-lost", "exit", "gone", "remaining"}
     doc = protocol.__doc__ or ""
     for op in ops:
         assert f'{{"op": "{op}"' in doc, op
@@ -69,6 +69,7 @@ def test_every_request_and_event_is_typed_and_documented():
     assert {"op", "signal", "graceMs", "reason"} == keys(requests["KillRequest"])
     assert keys(names["LogLostEvent"]) == {"ev", "lostBytes", "logNote"}
     assert keys(names["GoneEvent"]) == {"ev", "escalated", "processes"}
+    assert keys(names["RemainingEvent"]) == {"ev", "remaining"}
     assert keys(names["ExitFields"]) <= keys(names["StateEvent"])
 
 
