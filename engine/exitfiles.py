@@ -28,6 +28,7 @@ class ExitInfo:
     note: str | None = None  # why the outcome is unknown although a status file exists
     lost_bytes: int | None = None  # output the log could not keep (the end's lostBytes)
     log_note: str | None = None  # and why ("disk full")
+    remaining: int | None = None  # processes of the tree alive at the exit (the end's)
 
 
 def _read_small(
@@ -73,7 +74,7 @@ def read_exit(
             f"(0-{MAX_EXIT_CODE}) or a signal number (-1 to -{MAX_SIGNAL}): outcome unknown"
         )
         return ExitInfo(None, None, None, None, note=note)
-    reason = signal = finished = line = size = lost = why = None
+    reason = signal = finished = line = size = lost = why = left = None
     end_raw = _read_small(paths.end(job_id), 4096, problems)
     if end_raw:
         try:
@@ -91,4 +92,8 @@ def read_exit(
             lost = end.get("lostBytes")
             lost = lost if isinstance(lost, int) and in_range(lost, 0, MAX_BYTES) else None
             why = end.get("logNote") if isinstance(end.get("logNote"), str) else None
-    return ExitInfo(status, reason, signal, finished, line, size, lost_bytes=lost, log_note=why)
+            left = end.get("remaining")
+            left = left if isinstance(left, int) and in_range(left, 0, MAX_BYTES) else None
+    return ExitInfo(
+        status, reason, signal, finished, line, size, lost_bytes=lost, log_note=why, remaining=left
+    )

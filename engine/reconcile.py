@@ -79,6 +79,10 @@ def finish(
             record.log_lost_bytes = info.lost_bytes
         if info.log_note is not None:
             record.log_note = info.log_note[:80]
+        # What it left running, as the end file says (a reader that counts again later,
+        # remaining.refresh, only looks at a record that says some remain).
+        if info.remaining is not None and info.remaining > record.remaining_processes:
+            record.remaining_processes = info.remaining
         line = last_line(info.tail) if info.tail else ""
         if line:
             record.last_line = line

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine.exitfiles import read_exit
-from jobs_tui.engine.model import JobStatus, outcome
+from jobs_tui.engine.model import JobRecord, JobStatus, outcome
 from jobs_tui.engine.paths import RegistryPaths
 
 
@@ -46,3 +46,27 @@ def test_outcome_of_an_impossible_status_is_unknown(status: int):
 
     assert outcome(status, None, None, name) == (JobStatus.UNKNOWN, None, None)
     assert outcome(status, "kill", "SIGTERM", name) == (JobStatus.UNKNOWN, None, None)
+
+
+def test_what_a_job_left_running_is_read_from_its_end_file_and_kept_by_the_record(
+    tmp_path: Path,
+):
+    """A session that settles from the files (it was not linked when the job ended) learns
+    what the tree left running there: `remaining.refresh` only counts again a record that
+    says some remain, so a 0 here would hide a daemon for good."""
+    from jobs_tui.engine.reconcile import finish
+
+    paths = _paths(tmp_path)
+    paths.status("j1").write_bytes(b"0")
+    paths.end("j1").write_bytes(b'{"exitStatus": 0, "remaining": 2}')
+    info = read_exit(paths, "j1", None)
+    assert info is not None and info.remaining == 2
+    record = JobRecord(
+        id="j1", label="x", command="x", cwd="/", pid=None, status=JobStatus.RUNNING,
+        exit_code=None, signal=None, started_at=1, finished_at=None, log_path="/r/j1.log",
+        detached=False, wake=False, session_id="s",
+    )  # fmt: skip
+    finish(record, info, 2, str)
+    assert record.remaining_processes == 2
+    paths.end("j1").write_bytes(b'{"exitStatus": 0, "remaining": -3}')
+    assert read_exit(paths, "j1", None).remaining is None
