@@ -15,6 +15,7 @@ from typing import Any
 
 from . import procs
 from .sockdiag import listening_sockets
+from .sweep import live_stats
 
 
 @dataclass(frozen=True, order=True)
@@ -70,20 +71,9 @@ def scan_proc() -> Scan:
     tokens: dict[int, str] = {}
     boot = procs.boot_id()
     now = time.clock_gettime(time.CLOCK_BOOTTIME)
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+    for pid, f in live_stats():  # a zombie uses nothing; its time reaches its parent
         try:
-            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)  # half the cost of open()
-            try:
-                raw = os.read(fd, 4096)
-            finally:
-                os.close(fd)
-            # The command name may hold spaces and parentheses: split after the last ')'.
-            f = raw[raw.rfind(b")") + 2 :].split()
-            if f[0] in (b"Z", b"X"):
-                continue  # a zombie uses nothing; its time reaches its parent when reaped
-            pid, ticks = int(name), int(f[19])
+            ticks = int(f[19])
             rows.append(
                 ProcRow(
                     pid=pid,
@@ -97,8 +87,8 @@ def scan_proc() -> Scan:
                 )
             )
             tokens[pid] = f"{boot}:{ticks}"
-        except (OSError, ValueError, IndexError):
-            continue  # gone mid-pass
+        except (ValueError, IndexError):
+            continue
     return Scan(rows, now, tokens)
 
 
