@@ -16,7 +16,6 @@ import _signal
 import os
 import sys
 import time
-from collections.abc import Iterator
 
 LINUX = sys.platform.startswith("linux")
 ROUND_LIMIT_S = 0.25  # one call of `sweep_until_empty` sweeps at most this long
@@ -31,10 +30,12 @@ class Proc:
         self.pid, self.ppid, self.pgid, self.sid = pid, ppid, pgid, sid
 
 
-def live_stats() -> Iterator[tuple[int, list[bytes]]]:
+def live_stats() -> list[tuple[int, list[bytes]]]:
     """Linux: each live (not zombie) process's pid and the fields of its `/proc/<pid>/stat`
     after its name (`[state, ppid, pgrp, session, ...]`); one that is gone mid-pass is
-    passed over. The one walk of `/proc` for the kill sweep and the usage table."""
+    passed over. The one walk of `/proc` for the kill sweep and the usage table (a list:
+    `collections.abc` is too heavy for the shim's start)."""
+    found: list[tuple[int, list[bytes]]] = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -49,7 +50,8 @@ def live_stats() -> Iterator[tuple[int, list[bytes]]]:
         # The command name may hold spaces and parentheses: split after the last ')'.
         fields = raw[raw.rfind(b")") + 2 :].split()
         if fields and fields[0] not in (b"Z", b"X"):  # a zombie is no longer running
-            yield int(name), fields
+            found.append((int(name), fields))
+    return found
 
 
 def scan() -> list[Proc]:
