@@ -206,15 +206,24 @@ class RegistryPaths:
         ]
 
     def inside(self, candidate: str | None) -> Path | None:
-        """`candidate` resolved, if it lies directly in this registry directory; else None."""
+        """`candidate` as a name directly in this registry directory (`root/<name>`), if it
+        lies there; else None.
+
+        Named as written first: a session reaches `root/<name>` by name in the directory
+        it holds (regfiles), so a link at that name is refused when it is opened, never
+        followed. A path spelled another way (through a link to the directory) is
+        resolved, and kept only if it lands in the directory."""
         if not candidate or not isinstance(candidate, str) or "\x00" in candidate:
             return None
         if not os.path.isabs(candidate):
             return None
+        head, name = os.path.split(os.path.normpath(candidate))
+        if head == str(self.root) and name not in ("", ".", ".."):
+            return self.root / name
         resolved = os.path.realpath(candidate)
         if os.path.dirname(resolved) != os.path.realpath(self.root):
             return None
-        return Path(resolved)
+        return self.root / os.path.basename(resolved)
 
 
 class UnsafeRegistryDir(PermissionError):

@@ -18,7 +18,7 @@ import _socket
 import json
 import time
 
-from . import procs, reservations
+from . import procs, regfiles, reservations
 from .exitfiles import ExitInfo, read_exit
 from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
@@ -143,7 +143,7 @@ class QuickExec:
             raise JobError(str(exc), "command") from exc
         # Linked at once: the shim of a quick command is gone a few ms after its job, and
         # what a gone shim leaves to do (a sweep by its marker) costs more than this.
-        self._socks[job_id] = _link(str(self.paths.socket(job_id)))
+        self._socks[job_id] = _link(regfiles.reach(self.paths.socket(job_id)))
         # Its pids are written with its finish for a quick command (one registry write),
         # else a moment into the wait (`_follow`), else by `close`: until then the record
         # is one a peer sees as launching (`reconcile.launching`), as while a start runs.
