@@ -8,6 +8,7 @@ import re
 import stat
 from pathlib import Path
 
+from . import regfiles
 from .protocol import base_of, previous_of, times_of
 
 try:  # the builtin module: hashlib loads OpenSSL first, a few ms of every short call
@@ -206,24 +207,21 @@ class RegistryPaths:
         ]
 
     def inside(self, candidate: str | None) -> Path | None:
-        """`candidate` as a name directly in this registry directory (`root/<name>`), if it
-        lies there; else None.
+        """`candidate` resolved, if it lies directly in this registry directory; else None.
 
-        Named as written first: a session reaches `root/<name>` by name in the directory
-        it holds (regfiles), so a link at that name is refused when it is opened, never
-        followed. A path spelled another way (through a link to the directory) is
-        resolved, and kept only if it lands in the directory."""
+        In a directory a session holds (regfiles) the name is resolved in that fd, not by
+        the path (which a swap may have pointed elsewhere): the answer is a name in it."""
         if not candidate or not isinstance(candidate, str) or "\x00" in candidate:
             return None
         if not os.path.isabs(candidate):
             return None
-        head, name = os.path.split(os.path.normpath(candidate))
-        if head == str(self.root) and name not in ("", ".", ".."):
-            return self.root / name
+        in_held = regfiles.resolve_held(candidate)
+        if in_held is not None:
+            return Path(in_held) if in_held else None
         resolved = os.path.realpath(candidate)
         if os.path.dirname(resolved) != os.path.realpath(self.root):
             return None
-        return self.root / os.path.basename(resolved)
+        return Path(resolved)
 
 
 class UnsafeRegistryDir(PermissionError):

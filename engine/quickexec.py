@@ -64,6 +64,7 @@ class QuickExec:
 
     def open(self) -> bool:
         if not self.view.load():
+            self.view.close()  # the session opened instead holds the directory itself
             return False
         self.registry.read_only = False
         return True
@@ -297,6 +298,7 @@ class QuickExec:
             if sock is not None:
                 sock.close()
         self._socks.clear()
+        self.view.close()
 
 
 def _link(path: str) -> _socket.socket | None:

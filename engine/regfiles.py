@@ -198,6 +198,23 @@ def scandir(directory: str | os.PathLike[str]) -> Iterator[Iterator[os.DirEntry[
         os.close(fd)
 
 
+def resolve_held(candidate: str) -> str | None:
+    """`candidate` (an absolute path read from a registry file) resolved in the held
+    directory it names: the held directory's path joined with the name it resolves to
+    there, "" when it resolves outside that directory, None when its directory is not
+    held (then the caller resolves it by path, as before)."""
+    head, name = os.path.split(os.path.normpath(candidate))
+    directory = held(head)
+    if directory is None or name in ("", ".", "..") or not os.path.isdir(_PROC_FD):
+        return None
+    here = f"{_PROC_FD}/{directory.fd}"
+    now = os.path.realpath(here)  # where the held directory is now (renamed, maybe)
+    target = os.path.realpath(f"{here}/{name}")
+    if os.path.dirname(target) != now:
+        return ""
+    return os.path.join(directory.path, os.path.basename(target))
+
+
 def reach(path: str | os.PathLike[str]) -> str:
     """A path that reaches the socket `path` through its held directory's fd (Linux's
     /proc/self/fd/<fd>/<name>), so a connect goes to the directory we checked, not to
