@@ -72,6 +72,9 @@ async def test_a_swapped_registry_changes_nothing_the_session_writes_or_reads(tm
         planted = _plant(registry, victims, names)
         before = sorted(os.listdir(registry))
 
+        tail = await jm.logs(first.id)  # j1.log is a link to a victim in the swap
+        assert "first-output" in tail.text and "victim" not in tail.text
+
         second = await jm.start("echo second-output", env={"SWAP_TEST": "1"})
         assert second.id == "j2"
         done = await jm.wait(second.id, 10_000)
@@ -79,6 +82,8 @@ async def test_a_swapped_registry_changes_nothing_the_session_writes_or_reads(tm
         got = await cursors.read(second.id, 4096)
         assert "second-output" in got.text  # read from the original directory
         assert "victim" not in got.text
+        again = await jm.restart(second.id)  # reads j2.env, a link in the swap
+        assert (await jm.wait(again.id, 10_000)).exit_code == 0
         await jm.clear(first.id)
         jm.registry.save()
     finally:
@@ -88,7 +93,8 @@ async def test_a_swapped_registry_changes_nothing_the_session_writes_or_reads(tm
         assert target.read_bytes() == data, f"{target.name} was written through a link"
     assert sorted(os.listdir(registry)) == before, "the session created files in the swap"
     kept = set(os.listdir(moved))
-    assert {"j2.log", "j2.status", "j2.end", f"registry-{digest}.json"} <= kept
+    assert {"j2.log", "j2.status", "j2.end", "j2.env", f"registry-{digest}.json"} <= kept
+    assert {f"{again.id}.log", f"{again.id}.status", f"{again.id}.env"} <= kept
     assert f"cursors-{digest}.json" in kept
     assert not any(name.startswith(f"{first.id}.") for name in kept), "j1 was not cleared"
     assert b"second-output" in (moved / "j2.log").read_bytes()
