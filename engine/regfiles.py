@@ -41,8 +41,19 @@ def hold(path: str | os.PathLike[str]) -> RegDir:
     """Open and verify the registry directory `path` for a session's life (`release`)."""
     directory = RegDir.open(os.fspath(path))
     for key in {os.path.abspath(os.fspath(path)), directory.path}:
-        _HELD.setdefault(key, []).append(directory)
+        entries = _HELD.setdefault(key, [])
+        entries[:] = [held for held in entries if not _deleted(held)]
+        entries.append(directory)
     return directory
+
+
+def _deleted(directory: RegDir) -> bool:
+    """A held directory removed since (a session never closed holds it still): a new
+    session at that path must not be steered into it."""
+    try:
+        return os.fstat(directory.fd).st_nlink == 0
+    except OSError:
+        return True
 
 
 def release(directory: RegDir) -> None:

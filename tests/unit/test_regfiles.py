@@ -64,3 +64,19 @@ def test_released_directories_are_reached_by_path_again(tmp_path):
     regfiles.release(held)
     assert held.fd == -1 and regfiles.held(reg) is None
     assert regfiles.where(reg / "f") == (None, str(reg / "f"))
+
+
+def test_a_directory_removed_since_it_was_held_is_not_used_by_the_next_holder(tmp_path):
+    reg = tmp_path / "reg"
+    reg.mkdir(mode=0o700)
+    stale = regfiles.hold(reg)  # a session that never closed
+    os.rmdir(reg)
+    reg.mkdir(mode=0o700)
+    fresh = regfiles.hold(reg)
+    try:
+        assert regfiles.held(reg) is fresh
+        write_bytes_atomic(reg / "a.json", b"{}")
+        assert os.listdir(reg) == ["a.json"]
+    finally:
+        regfiles.release(fresh)
+        regfiles.release(stale)
