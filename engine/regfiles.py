@@ -37,8 +37,15 @@ _HELD: dict[str, list[RegDir]] = {}
 Where = tuple[int | None, str]  # (dir fd or None, name in it or the whole path)
 
 
-def hold(path: str | os.PathLike[str]) -> RegDir:
-    """Open and verify the registry directory `path` for a session's life (`release`)."""
+# Where names cannot be resolved in a directory fd (Windows), paths are used as before.
+SUPPORTED = all(f in os.supports_dir_fd for f in (os.open, os.rename, os.unlink, os.stat))
+
+
+def hold(path: str | os.PathLike[str]) -> RegDir | None:
+    """Open and verify the registry directory `path` for a session's life (`release`);
+    None where the platform cannot open names relative to a directory fd."""
+    if not SUPPORTED:
+        return None
     directory = RegDir.open(os.fspath(path))
     for key in {os.path.abspath(os.fspath(path)), directory.path}:
         entries = _HELD.setdefault(key, [])
