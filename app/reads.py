@@ -18,6 +18,7 @@ TYPE_CHECKING = False  # not `typing`: a short command-line call does not need i
 if TYPE_CHECKING:
     from typing import Any
 
+    from jobs_tui.engine.glance import Glance
     from jobs_tui.engine.model import JobRecord
     from jobs_tui.engine.paths import RegistryPaths
 
@@ -121,9 +122,18 @@ def glance(args: argparse.Namespace) -> int | None:
     """
     from jobs_tui.engine.glance import Glance
 
-    from .session import session_name, unusable_registry
+    from .session import session_name
 
     view = Glance(".", session_name(args.session), registry_dir_flag=args.registry_dir)
+    try:
+        return _glance(args, view)
+    finally:
+        view.close()  # the session the caller may open next holds the directory itself
+
+
+def _glance(args: argparse.Namespace, view: Glance) -> int | None:
+    from .session import unusable_registry
+
     try:
         ready = view.load()
     except Exception as exc:

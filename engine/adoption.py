@@ -10,11 +10,10 @@ crash in between leaves a claim file that the next session adopts in turn.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-from . import sessions
+from . import regfiles, sessions
 from .config import Config
 from .paths import RegistryPaths, claimer, session_hash
 from .safefiles import UnsafeFile
@@ -44,7 +43,7 @@ def claim(paths: RegistryPaths, path: Path, session_id: str) -> tuple[Path, Regi
     claimed = paths.claim(path, session_id)
     try:
         if path != claimed:
-            os.rename(path, claimed)
+            regfiles.rename(path, claimed)
         return claimed, read_registry(claimed)
     except (FileNotFoundError, CorruptRegistry, UnsafeFile):
         return None  # another session won the race (or the file went away)
@@ -82,7 +81,7 @@ def release(
                 f"({'; '.join(reasons)[:200]}); original kept as {kept.name}"
             )
     else:
-        claimed.unlink(missing_ok=True)
+        regfiles.unlink(claimed)
     if file.session_id:
         sessions.remove_marker(paths, file.session_id)
-        paths.persist_lock(file.session_id).unlink(missing_ok=True)
+        regfiles.unlink(paths.persist_lock(file.session_id))

@@ -11,12 +11,12 @@ record before its shim makes the first file, but our listing may be older than t
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 import time
 from pathlib import Path
 
+from . import regfiles
 from .model import JobRecord
 from .paths import RegistryPaths
 
@@ -34,8 +34,8 @@ def job_of(name: str) -> str | None:
 def _unlink(path: Path) -> None:
     """Remove a file, a symlink or a socket (never what a link points to, never a directory)."""
     try:
-        if not stat.S_ISDIR(path.lstat().st_mode):
-            path.unlink()
+        if not stat.S_ISDIR(regfiles.lstat(path).st_mode):
+            regfiles.unlink(path)
     except OSError:
         pass
 
@@ -44,10 +44,10 @@ def delete_job_files(paths: RegistryPaths, record: JobRecord) -> None:
     """Every file of the job in the directory, its socket, and both log segments (the log
     only inside the registry directory)."""
     for path in paths.job_files(record.id):
-        path.unlink(missing_ok=True)
+        regfiles.unlink(path)
     _unlink(paths.socket(record.id))
     try:
-        names = os.listdir(paths.root)
+        names = regfiles.listdir(paths.root)
     except OSError:
         names = []
     for name in names:
@@ -55,8 +55,8 @@ def delete_job_files(paths: RegistryPaths, record: JobRecord) -> None:
             _unlink(paths.root / name)
     log = paths.inside(record.log_path)
     if log is not None:
-        log.unlink(missing_ok=True)
-        Path(str(log) + ".1").unlink(missing_ok=True)
+        regfiles.unlink(log)
+        regfiles.unlink(str(log) + ".1")
 
 
 def remove_orphan_files(root: Path, known: set[str], now: float | None = None) -> int:
@@ -65,7 +65,7 @@ def remove_orphan_files(root: Path, known: set[str], now: float | None = None) -
     lock is fresh is being started: its files stay. Returns how many were removed."""
     now = time.time() if now is None else now
     try:
-        names = os.listdir(root)
+        names = regfiles.listdir(root)
     except OSError:
         return 0
     by_job: dict[str, list[str]] = {}
@@ -82,7 +82,7 @@ def remove_orphan_files(root: Path, known: set[str], now: float | None = None) -
         ages = []
         for name in files:
             try:
-                ages.append(now - (root / name).lstat().st_mtime)
+                ages.append(now - regfiles.lstat(root / name).st_mtime)
             except OSError:
                 ages.append(0.0)
         if not files or min(ages) < STALE_ORPHAN_S:
@@ -97,14 +97,14 @@ def remove_stale_temp_files(root: Path) -> None:
     """`.*.tmp` files older than STALE_TMP_S: an atomic write that never got renamed."""
     now = time.time()
     try:
-        names = os.listdir(root)
+        names = regfiles.listdir(root)
     except FileNotFoundError:
         return
     for name in names:
         if name.startswith(".") and name.endswith(".tmp"):
             path = root / name
             try:
-                if now - path.lstat().st_mtime > STALE_TMP_S:
-                    path.unlink()
+                if now - regfiles.lstat(path).st_mtime > STALE_TMP_S:
+                    regfiles.unlink(path)
             except OSError:
                 continue

@@ -14,7 +14,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import procs, remaining
+from . import procs, regfiles, remaining
 from .arguments import check, check_send, check_size
 from .exitfiles import ExitInfo, read_exit
 from .link import LinkClosed
@@ -298,7 +298,7 @@ class Controller:
 def _size(path: os.PathLike[str]) -> int:
     """The file's size now, or a page when it is not there yet."""
     try:
-        return os.stat(path).st_size
+        return regfiles.stat(path).st_size
     except OSError:
         return 4096
 

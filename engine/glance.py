@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import procs
+from . import procs, regfiles
 from .config import Config, resolve_registry_dir
 from .exitfiles import read_exit
 from .model import JobRecord, now_ms
 from .paths import RegistryPaths, UnsafeRegistryDir, ensure_private_dir
 from .reconcile import Facts, Plan, launching, plan
+from .regdir import RegDir
 from .registry import Registry
 
 
@@ -46,6 +47,7 @@ class Glance:
         self.registry = Registry(self.paths, session_id, self.config, persistent=persistent)
         self.registry.read_only = True
         self.due: list[str] = []  # why a session must be opened instead, if it must
+        self._held: RegDir | None = None  # the registry directory, from `load` to `close`
 
     def load(self) -> bool:
         """Read every file; False when the session has something to do (nothing was changed).
@@ -59,6 +61,9 @@ class Glance:
             from .results import JobError  # here: results costs a short call to import
 
             raise JobError(str(exc), "registry_dir") from exc
+        if self._held is None and regfiles.held(self.dir) is None:
+            # As a session does: every file from here on by name in the directory checked.
+            self._held = regfiles.hold(self.dir)
         now = now_ms()
         self.registry.load(now)
         self.due = list(self.registry.due)
@@ -74,6 +79,12 @@ class Glance:
                 # counts them again and writes it, so the next glance needs no environ scan.
                 self.due.append(f"{record.id}: leftovers")
         return not self.due
+
+    def close(self) -> None:
+        """Let the registry directory go (a session opened after this holds its own)."""
+        if self._held is not None:
+            regfiles.release(self._held)
+            self._held = None
 
     def _due(self, record: JobRecord, now: int) -> bool:
         """Whether an own running record needs the session (the rules of `_reconcile_own`)."""

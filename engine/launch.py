@@ -11,7 +11,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from . import cgroup, procs
+from . import cgroup, procs, regfiles
 from .protocol import ENV_OWNER_POLL
 
 if TYPE_CHECKING:
@@ -104,6 +104,12 @@ def spawn(spec: StartSpec, env: dict[str, str] | None = None, *, hold: bool = Fa
     ready_r, ready_w = os.pipe()
     hold_r, hold_w = os.pipe() if hold else (-1, -1)
     extra = {"readyFd": ready_w, **({"holdFd": hold_r} if hold else {})}
+    # The registry directory the session holds, by fd: the shim works in the directory
+    # the session checked, not in whatever the path names when it starts.
+    held = regfiles.held(os.path.dirname(spec["log"]))
+    if held is not None:
+        extra["dirFd"] = held.fd
+    passed = (ready_w, hold_r) if hold else (ready_w,)
     args = shim_command(json.dumps({**spec, **extra}))
     err_path = os.environ.get(ENV_SHIM_STDERR)
     stderr = open(err_path, "ab") if err_path else subprocess.DEVNULL  # noqa: SIM115
@@ -113,7 +119,7 @@ def spawn(spec: StartSpec, env: dict[str, str] | None = None, *, hold: bool = Fa
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
-            pass_fds=(ready_w, hold_r) if hold else (ready_w,),
+            pass_fds=(*passed, held.fd) if held is not None else passed,
             start_new_session=True,
             close_fds=True,
             env={**os.environ, **env} if env else None,

@@ -15,9 +15,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import sessions
+from . import regfiles, sessions
 from .model import now_ms
 from .paths import UnsafeRegistryDir, ensure_private_dir
+from .regdir import RegDir, UnsafeDirectory
 from .results import JobError
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Lifecycle:
         self._opened = False
         self._closed = False
         self._marker_written = False
+        self._held: RegDir | None = None  # the registry directory, open from `open` on
         if self.persistent:  # its marker matters only while it claims a dead session's file
             self.registry.before_claim = self.write_marker
 
@@ -56,7 +58,10 @@ class Lifecycle:
             return
         try:
             ensure_private_dir(Path(self.dir))
-        except UnsafeRegistryDir as exc:
+            # Held for the session's life: every registry file it touches from here on
+            # is reached by name in this fd (regfiles), whatever the path names later.
+            self._held = regfiles.hold(self.dir)
+        except (UnsafeRegistryDir, UnsafeDirectory) as exc:
             raise JobError(str(exc), "registry_dir") from exc
         self._opened = True
         self.supervisor.attach_all = attach
@@ -106,7 +111,10 @@ class Lifecycle:
         if self._marker_written:
             sessions.remove_marker(self.paths, self.session_id)
         if not self.persistent:  # only this process wrote our file: its lock goes too
-            self.registry.lock_path.unlink(missing_ok=True)
+            regfiles.unlink(self.registry.lock_path)
+        if self._held is not None:
+            regfiles.release(self._held)
+            self._held = None
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

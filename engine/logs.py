@@ -12,6 +12,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from . import regfiles
 from .logwriter import LogWriter
 from .protocol import base_of
 from .safefiles import UnsafeFile, open_regular
@@ -83,7 +84,7 @@ def _open_segment(path: str) -> _Segment | None:
 
 def _inode(path: str) -> tuple[int, int] | None:
     try:
-        st = os.stat(path)
+        st = regfiles.stat(path)
     except FileNotFoundError:
         return None
     return (st.st_dev, st.st_ino)

@@ -19,12 +19,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from . import regfiles
+
 IN_MODIFY = 0x002
 IN_MOVE_SELF = 0x800
 IN_DELETE_SELF = 0x400
 IN_NONBLOCK = os.O_NONBLOCK
 IN_CLOEXEC = 0o2000000
-_MASK = IN_MODIFY | IN_MOVE_SELF | IN_DELETE_SELF
+IN_DONT_FOLLOW = 0x02000000  # a link at the name is not followed to what it names
+_MASK = IN_MODIFY | IN_MOVE_SELF | IN_DELETE_SELF | IN_DONT_FOLLOW
 
 _libc: Any = None  # ctypes.CDLL once loaded
 
@@ -70,7 +73,10 @@ class LogWatch:
         libc = _libc
         if self._fd < 0 or libc is None:
             return False
-        return libc.inotify_add_watch(self._fd, os.fsencode(path), _MASK) >= 0
+        # Through the session's held directory (regfiles.reach): the file watched is the
+        # one the reads open, whatever the directory's path names now.
+        where = os.fsencode(regfiles.reach(path))
+        return libc.inotify_add_watch(self._fd, where, _MASK) >= 0
 
     def _readable(self) -> None:
         with contextlib.suppress(OSError):

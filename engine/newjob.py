@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from . import regfiles
 from .model import JobRecord, JobStatus, now_ms
 from .results import JobError
 from .sanitize import sanitize_line
@@ -82,5 +83,5 @@ def kept_for_restart(
     try:
         yield
     except JobError:
-        paths.env(record.id).unlink(missing_ok=True)
+        regfiles.unlink(paths.env(record.id))
         raise

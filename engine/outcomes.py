@@ -8,9 +8,9 @@ the `exec_command` and `process` vocabularies and the command line's `exec`, `po
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
+from . import regfiles
 from .model import EndReason, JobRecord, JobStatus, now_ms
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def iso_utc(ms: float | None) -> str | None:
 def last_output_ms(paths: RegistryPaths, record: JobRecord) -> float:
     """When the job last wrote: the log's mtime (its start if it never wrote)."""
     try:
-        return max(os.stat(paths.log(record.id)).st_mtime * 1000, record.started_at)
+        return max(regfiles.stat(paths.log(record.id)).st_mtime * 1000, record.started_at)
     except OSError:
         return float(record.started_at)
 
@@ -96,7 +96,7 @@ def retained_bytes(paths: RegistryPaths, record: JobRecord) -> int:
     total = 0
     for path in (paths.log(record.id), paths.previous_log(record.id)):
         try:
-            total += os.stat(path).st_size
+            total += regfiles.stat(path).st_size
         except OSError:
             continue
     return total

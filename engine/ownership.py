@@ -17,6 +17,7 @@ try:
 except ImportError:  # Windows: one process per session there
     fcntl = None  # type: ignore[assignment]
 
+from . import regfiles
 from .model import JobRecord
 from .paths import RegistryPaths
 from .safefiles import REGISTRY_FILE_LIMIT, UnsafeFile, read_regular
@@ -103,11 +104,11 @@ def prune_victims(finished: list[JobRecord], max_jobs: int) -> tuple[list[JobRec
 @contextlib.contextmanager
 def session_lock(paths: RegistryPaths, session_id: str) -> Iterator[None]:
     """The flock every process of `session_id` takes before writing its file."""
-    if fcntl is None or not paths.root.is_dir():
+    if fcntl is None or not (regfiles.held(paths.root) or paths.root.is_dir()):
         yield
         return
     lock = paths.persist_lock(session_id)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    fd = regfiles.open_file(lock, os.O_RDWR | os.O_CREAT)  # by name in the held directory
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

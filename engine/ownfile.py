@@ -15,6 +15,7 @@ try:
 except ImportError:  # Windows: one process per session there
     fcntl = None  # type: ignore[assignment]
 
+from . import regfiles
 from .bounds import MAX_COUNTER, in_range
 from .model import JobRecord
 from .ownership import fill_from, prefer
@@ -72,15 +73,15 @@ class OwnFile:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """An exclusive flock shared by the processes of this session; re-entrant."""
-        if self._lock_depth or fcntl is None or not self.root.is_dir():
+        here = regfiles.held(self.root) is not None or self.root.is_dir()
+        if self._lock_depth or fcntl is None or not here:
             self._lock_depth += 1
             try:
                 yield
             finally:
                 self._lock_depth -= 1
             return
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.lock_path, flags, 0o600)
+        fd = regfiles.open_file(self.lock_path, os.O_RDWR | os.O_CREAT)  # by name, no link
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             self._lock_depth = 1
@@ -141,7 +142,7 @@ def pruned_field(file: RegistryFile) -> int:
 
 def file_key(path: Path) -> FileKey | None:
     try:
-        st = os.stat(path)
+        st = regfiles.stat(path)
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)

@@ -8,6 +8,7 @@ import re
 import stat
 from pathlib import Path
 
+from . import regfiles
 from .protocol import base_of, previous_of, times_of
 
 try:  # the builtin module: hashlib loads OpenSSL first, a few ms of every short call
@@ -206,11 +207,17 @@ class RegistryPaths:
         ]
 
     def inside(self, candidate: str | None) -> Path | None:
-        """`candidate` resolved, if it lies directly in this registry directory; else None."""
+        """`candidate` resolved, if it lies directly in this registry directory; else None.
+
+        In a directory a session holds (regfiles) the name is resolved in that fd, not by
+        the path (which a swap may have pointed elsewhere): the answer is a name in it."""
         if not candidate or not isinstance(candidate, str) or "\x00" in candidate:
             return None
         if not os.path.isabs(candidate):
             return None
+        in_held = regfiles.resolve_held(candidate)
+        if in_held is not None:
+            return Path(in_held) if in_held else None
         resolved = os.path.realpath(candidate)
         if os.path.dirname(resolved) != os.path.realpath(self.root):
             return None

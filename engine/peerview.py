@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from . import procs
+from . import procs, regfiles
 from .exitfiles import read_exit
 from .model import JobRecord, JobStatus, outcome
 from .paths import RegistryPaths
@@ -34,7 +34,7 @@ def settle_view(paths: RegistryPaths, record: JobRecord, report: Callable[[str],
         # Recorded before its shim reported ready: running while it may still come up
         # or its shim listens (its owner fills the pids in); unknown after that.
         if not launching(record, int(time.time() * 1000)) and not (
-            paths.socket(record.id).exists()
+            regfiles.exists(paths.socket(record.id))
         ):
             record.status = JobStatus.UNKNOWN
             record.finished_at = record.finished_at or record.started_at

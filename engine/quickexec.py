@@ -18,7 +18,7 @@ import _socket
 import json
 import time
 
-from . import procs, reservations
+from . import procs, regfiles, reservations
 from .exitfiles import ExitInfo, read_exit
 from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
@@ -64,6 +64,7 @@ class QuickExec:
 
     def open(self) -> bool:
         if not self.view.load():
+            self.view.close()  # the session opened instead holds the directory itself
             return False
         self.registry.read_only = False
         return True
@@ -143,7 +144,7 @@ class QuickExec:
             raise JobError(str(exc), "command") from exc
         # Linked at once: the shim of a quick command is gone a few ms after its job, and
         # what a gone shim leaves to do (a sweep by its marker) costs more than this.
-        self._socks[job_id] = _link(str(self.paths.socket(job_id)))
+        self._socks[job_id] = _link(regfiles.reach(self.paths.socket(job_id)))
         # Its pids are written with its finish for a quick command (one registry write),
         # else a moment into the wait (`_follow`), else by `close`: until then the record
         # is one a peer sees as launching (`reconcile.launching`), as while a start runs.
@@ -297,6 +298,7 @@ class QuickExec:
             if sock is not None:
                 sock.close()
         self._socks.clear()
+        self.view.close()
 
 
 def _link(path: str) -> _socket.socket | None:

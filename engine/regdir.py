@@ -206,7 +206,9 @@ def open_registry(spec: dict) -> "tuple[RegDir, tuple[str, str], RegDir | None]"
     the socket lives in the runtime directory, which the server opens itself).
 
     Every file a shim writes must lie in that one directory: a path elsewhere is refused
-    rather than opened by path."""
+    rather than opened by path. `dirFd` in the spec is the directory its session holds
+    (inherited, checked again here): a directory swapped since the session opened it is
+    then not the one the shim works in either; without it the path is opened now."""
     where = os.path.dirname(spec["log"])
     stem = os.path.basename(spec["log"]).rsplit(".log", 1)[0]
     paths = {
@@ -215,7 +217,16 @@ def open_registry(spec: dict) -> "tuple[RegDir, tuple[str, str], RegDir | None]"
     for path in (spec.get("previous") or where + "/", *paths.values()):
         if os.path.dirname(path) != where:
             raise UnsafeDirectory(errno.EPERM, f"{path} is not in the registry directory")
-    directory = RegDir.open(where)
+    inherited = spec.get("dirFd")
+    if inherited is None:
+        directory = RegDir.open(where)
+    else:
+        directory = RegDir(int(inherited), where)
+        try:
+            check_dir_stat(where, os.fstat(directory.fd))
+        except BaseException:
+            directory.close()
+            raise
     names = (os.path.basename(paths["end"]), os.path.basename(paths["status"]))
     same = os.path.dirname(spec["socket"]) == where
     return directory, names, directory if same else None

@@ -7,12 +7,11 @@ status or end file. Locks left by `start` calls that were killed are pruned here
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
 
-from . import procs
+from . import procs, regfiles
 from .bounds import PID_MAX
 from .paths import MAX_JOB_NUMBER, RegistryPaths, job_file_number
 from .safefiles import UnsafeFile, read_regular
@@ -32,11 +31,7 @@ def reserve(
             continue
         job_id = f"j{n}"
         try:
-            fd = os.open(
-                paths.lock(job_id),
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0),
-                0o600,
-            )
+            fd = regfiles.open_file(paths.lock(job_id), os.O_WRONLY | os.O_CREAT | os.O_EXCL)
         except FileExistsError:
             n += 1
             continue
@@ -67,14 +62,11 @@ def has_files(paths: RegistryPaths, n: int) -> bool:
     job_id = f"j{n}"
     candidates = [paths.log(job_id), paths.previous_log(job_id), paths.log_base(job_id)]
     candidates += [paths.status(job_id), paths.end(job_id), paths.socket(job_id)]
-    return any(os.path.lexists(path) for path in candidates)
+    return any(regfiles.lexists(path) for path in candidates)
 
 
 def release(paths: RegistryPaths, job_id: str) -> None:
-    try:
-        os.unlink(paths.lock(job_id))
-    except FileNotFoundError:
-        pass
+    regfiles.unlink(paths.lock(job_id))
 
 
 def scan(paths: RegistryPaths, now_ms: int) -> set[int]:
@@ -82,7 +74,7 @@ def scan(paths: RegistryPaths, now_ms: int) -> set[int]:
     locks of `start` calls that died (or are hours old) are removed on the way."""
     used: set[int] = set()
     try:
-        names = os.listdir(paths.root)
+        names = regfiles.listdir(paths.root)
     except FileNotFoundError:
         return used
     for name in names:
@@ -90,8 +82,7 @@ def scan(paths: RegistryPaths, now_ms: int) -> set[int]:
         if n is None:
             continue
         if name.endswith(".lock") and _stale(paths.root / name, now_ms):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(paths.root / name)
+            regfiles.unlink(paths.root / name)
             continue
         used.add(n)
     return used
@@ -99,7 +90,7 @@ def scan(paths: RegistryPaths, now_ms: int) -> set[int]:
 
 def _stale(path: os.PathLike[str], now_ms: int) -> bool:
     try:
-        age = now_ms - int(os.lstat(path).st_mtime * 1000)
+        age = now_ms - int(regfiles.lstat(path).st_mtime * 1000)
     except OSError:
         return False
     if age > STALE_LOCK_MS:

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import launch, reservations, starting
+from . import launch, regfiles, reservations, starting
 from .arguments import check, resolve_cwd
 from .launch import LaunchError
 from .model import now_ms
@@ -47,8 +47,8 @@ def save(
 ) -> None:
     """Write the job's env file (0600, never following a planted link); raises OSError."""
     data = json.dumps({"env": env or {}, "cols": cols, "rows": rows}).encode()  # \\udcXX kept
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NONBLOCK
-    fd = os.open(paths.env(job_id), flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
+    fd = regfiles.open_file(paths.env(job_id), flags)  # by name in the held directory
     try:
         check_stat(os.fstat(fd))  # a planted FIFO or another user's file: refused
         os.fchmod(fd, 0o600)

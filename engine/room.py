@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from . import regfiles
+
 PROBE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -22,7 +24,7 @@ def check_room(directory: Path, nbytes: int) -> None:
     followed or overwritten; it is removed at once.
     """
     path = directory / f".room-{os.urandom(8).hex()}.tmp"  # not `secrets`: short calls
-    fd = os.open(path, PROBE_FLAGS, 0o600)
+    fd = regfiles.open_file(path, PROBE_FLAGS)  # in the session's held directory
     try:
         block = b"\0" * min(max(nbytes, 1), 1 << 16)
         left = max(nbytes, 1)
@@ -30,4 +32,4 @@ def check_room(directory: Path, nbytes: int) -> None:
             left -= os.write(fd, block[:left])
     finally:
         os.close(fd)
-        os.unlink(path)
+        regfiles.unlink(path)

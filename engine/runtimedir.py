@@ -25,6 +25,7 @@ import re
 import stat
 from pathlib import Path
 
+from . import regfiles
 from .safefiles import open_regular, read_fd
 
 ENV_RUNTIME_FALLBACK = "JOBS_TUI_RUNTIME_FALLBACK"
@@ -86,25 +87,22 @@ def new_salt(registry: Path, replace: bool) -> str:
     salt = os.urandom(16).hex()
     tmp = registry / f"{SOCKET_SALT}.{os.getpid()}.{os.urandom(8).hex()}.tmp"  # swept if left
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags, 0o600)
+    fd = regfiles.open_file(tmp, flags)
     try:
         os.write(fd, salt.encode() + b"\n")
     finally:
         os.close(fd)
     try:
         if replace:
-            os.rename(tmp, registry / SOCKET_SALT)
+            regfiles.rename(tmp, registry / SOCKET_SALT)
             return salt
         try:
-            os.link(tmp, registry / SOCKET_SALT)
+            regfiles.link(tmp, registry / SOCKET_SALT)
         except FileExistsError:
             return read_salt(registry) or new_salt(registry, replace=True)
         return salt
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        regfiles.unlink(tmp)
 
 
 def runtime_dir(registry: Path, create: bool = True) -> Path:

@@ -13,7 +13,8 @@ import errno
 import os
 import stat
 
-from .regdir import UnsafeDirectory, open_dir
+from . import regfiles
+from .regdir import UnsafeDirectory
 
 MiB = 1024 * 1024
 REGISTRY_FILE_LIMIT = 16 * MiB  # a registry file past this is quarantined, never loaded
@@ -62,16 +63,15 @@ def check_stat(st: os.stat_result) -> None:
 def open_regular(path: str | os.PathLike[str]) -> int:
     """A read-only fd on `path` if it is a regular file of ours; FileNotFoundError passes.
 
-    The file is opened relative to its directory, itself opened and checked first (ours,
-    writable by nobody else: regdir.open_dir): a registry directory swapped for another
-    user's is refused, not read from."""
-    head, name = os.path.split(os.fspath(path))
+    The name is opened relative to its directory: the registry directory the session
+    holds (regfiles.hold, verified once when it opened), or, for a directory nobody
+    holds, one opened and checked for this call (regdir.open_dir): a registry directory
+    swapped for another one is never read from."""
     try:
-        dir_fd = open_dir(head or ".")
+        with regfiles.checked(path) as (dir_fd, name):
+            fd = os.open(name, _FLAGS, dir_fd=dir_fd)
     except UnsafeDirectory as exc:
         raise UnsafeFile(errno.EPERM, f"refused: its directory {exc.strerror}") from exc
-    try:
-        fd = os.open(name, _FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -80,8 +80,6 @@ def open_regular(path: str | os.PathLike[str]) -> int:
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing
             raise UnsafeFile(errno.ENXIO, "refused: it is not a regular file") from exc
         raise
-    finally:
-        os.close(dir_fd)
     try:
         check_stat(os.fstat(fd))
     except BaseException:

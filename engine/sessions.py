@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import procs
+from . import procs, regfiles
 from .bounds import MAX_TIME_MS, PID_MAX, in_range
 from .paths import RegistryPaths
 from .safefiles import SMALL_FILE_LIMIT, read_regular
@@ -38,10 +38,7 @@ def write_marker(
 
 
 def remove_marker(paths: RegistryPaths, session_id: str) -> None:
-    try:
-        os.unlink(paths.marker_file(session_id))
-    except FileNotFoundError:
-        pass
+    regfiles.unlink(paths.marker_file(session_id))
 
 
 def read_marker(path: Path) -> Marker | None:

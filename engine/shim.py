@@ -383,6 +383,8 @@ def main(argv: list[str]) -> int:
     spec = loads(argv[1])
     ready_fd = int(spec["readyFd"])
     os.set_inheritable(ready_fd, False)  # the job must not hold our caller's ready pipe
+    if spec.get("dirFd") is not None:  # the session's registry directory: never the job's
+        os.set_inheritable(int(spec["dirFd"]), False)
     hold_fd = spec.get("holdFd")  # a held start (a restart): spawn only on its go
     if hold_fd is not None:
         os.set_inheritable(int(hold_fd), False)

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import regfiles
 from .bounds import MAX_COUNTER, out_of_range
 from .model import JobRecord, RecordError
 from .paths import (
@@ -20,7 +21,7 @@ from .paths import (
     job_file_number,
     quarantine_name,
 )
-from .regdir import open_dir
+from .regdir import temp_name
 from .safefiles import (
     REGISTRY_FILE_LIMIT,
     FileTooLarge,
@@ -100,18 +101,16 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
 
 
 def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
-    """See write_json_atomic. Everything happens in the directory opened and checked once
-    (regdir.open_dir: ours, writable by nobody else), by name: the temporary file (an
-    unguessable name, O_EXCL, O_NOFOLLOW), the rename, the directory's fsync."""
-    dir_fd = open_dir(str(path.parent))
-    try:
-        tmp = f".{path.name}.{os.getpid()}.{os.urandom(8).hex()}.tmp"
+    """See write_json_atomic. Everything happens by name in the session's registry
+    directory fd (regfiles; for a directory nobody holds, one opened and checked for this
+    write): the temporary file (an unguessable name, O_EXCL, O_NOFOLLOW), the rename, the
+    directory's fsync."""
+    with regfiles.checked(path) as (dir_fd, name):
+        tmp = temp_name(name)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
         try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view) :]
+            regfiles.write_all(fd, payload)
             if durable:
                 os.fsync(fd)
         except BaseException:
@@ -122,14 +121,12 @@ def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> N
                 pass
             raise
         os.close(fd)
-        os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         if durable:
             try:
                 os.fsync(dir_fd)
             except OSError:
                 pass
-    finally:
-        os.close(dir_fd)
 
 
 def parse_registry(
@@ -237,14 +234,14 @@ def quarantine(path: Path, name: str | None = None, *, copy: bool = False) -> Pa
     base = name or path.name
     target = path.with_name(quarantine_name(base, stamp))
     n = 0
-    while os.path.lexists(target):  # never overwrite an earlier quarantined copy
+    while regfiles.lexists(target):  # never overwrite an earlier quarantined copy
         n += 1
         target = path.with_name(quarantine_name(base, stamp, n))
     try:
         if copy:
-            os.link(path, target, follow_symlinks=False)
+            regfiles.link(path, target)
         else:
-            os.rename(path, target)
+            regfiles.rename(path, target)
     except FileNotFoundError:
         return None
     return target
@@ -299,7 +296,7 @@ STABLE_NS = 1_000_000_000
 
 def _dir_key(root: Path) -> tuple[int, int] | None:
     try:
-        st = os.stat(root)
+        st = regfiles.stat_dir(root)
     except OSError:
         return None
     if time.time_ns() - st.st_mtime_ns < STABLE_NS:
@@ -375,7 +372,7 @@ def _list(root: Path, names: list[str], problems: list[str], check_job_files: bo
     """The directory's registry files into `names`, refused entries into `problems`;
     False when there is no directory."""
     try:
-        with os.scandir(root) as scan:
+        with regfiles.scandir(root) as scan:
             for entry in scan:
                 name = entry.name
                 if name.startswith("registry"):

@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import procs, remaining, reservations
+from . import procs, regfiles, remaining, reservations
 from .exitfiles import ExitInfo, read_exit
 from .launch import LaunchError, launch, start_spec
 from .link import LinkClosed, ShimLink
@@ -277,7 +277,7 @@ class Supervisor:
         a dead owner is then killed as an orphan (its shim kills it too). No answer after
         the launch window: it never started, or its shim died; sweep and settle unknown.
         """
-        listening = self.paths.socket(record.id).exists()
+        listening = regfiles.exists(self.paths.socket(record.id))
         if not listening and read_exit(self.paths, record.id, record.status_path) is None:
             if adopted and not record.detached:
                 # Its owner is dead: a shim still on its way finds that out before it
@@ -429,7 +429,7 @@ class Supervisor:
         link = ShimLink(record.id, self._on_event, self._on_link_closed)
         self._finished.setdefault(record.id, asyncio.Event())
         try:
-            state = await link.connect(str(self.paths.socket(record.id)))
+            state = await link.connect(regfiles.reach(self.paths.socket(record.id)))
         except (OSError, LinkClosed, TimeoutError):
             await link.close()
             self.settle_gone(record)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from . import regfiles
 from .paths import is_job_id
 from .safefiles import REGISTRY_FILE_LIMIT, read_regular
 from .store import write_json_atomic
@@ -183,8 +184,8 @@ class UnreadCursors:
         if fcntl is None or not self.persist:
             yield
             return
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.lock_path, flags, 0o600)  # a planted link is refused, not followed
+        # By name in the held directory; a planted link is refused, not followed.
+        fd = regfiles.open_file(self.lock_path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

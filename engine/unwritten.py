@@ -17,10 +17,9 @@ status `unknown` and exitCode null when the shim did not answer.
 from __future__ import annotations
 
 import json
-import os
 import time
 
-from . import procs
+from . import procs, regfiles
 from .exitfiles import ExitInfo, read_exit
 from .logwriter import DISK_FULL
 from .model import JobRecord
@@ -51,7 +50,7 @@ def shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
 
 
 def _with_losses(paths: RegistryPaths, record: JobRecord) -> JobRecord:
-    state = ask_state(str(paths.socket(record.id)))
+    state = ask_state(regfiles.reach(paths.socket(record.id)))
     if state is None or state.get("running") is not True:
         return record
     view = record.copy()
@@ -72,7 +71,7 @@ def ended_unwritten(paths: RegistryPaths, record: JobRecord) -> bool:
 
 def _shown(paths: RegistryPaths, record: JobRecord) -> JobRecord:
     view = record.copy()
-    state = ask_state(str(paths.socket(record.id)))
+    state = ask_state(regfiles.reach(paths.socket(record.id)))
     written = read_exit(paths, record.id, record.status_path)
     if written is not None:  # it was only just ending: its files say it all now
         finish(view, written, _now_ms(), procs.signal_name)
@@ -100,7 +99,7 @@ def why_unwritten(paths: RegistryPaths, record: JobRecord) -> str:
 def _no_room(paths: RegistryPaths) -> bool:
     """The registry's file system has no block left for us (one statvfs: cheap)."""
     try:
-        return os.statvfs(paths.root).f_bavail == 0
+        return regfiles.statvfs_dir(paths.root).f_bavail == 0
     except OSError:
         return False
 
