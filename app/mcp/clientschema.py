@@ -167,21 +167,29 @@ def _say_per_value(
     notes.per_value.setdefault(key, []).append(clause)
 
 
+# Where a schema holds subschemas: one, a list of them, or a map of names to them.
+_ONE = ("items", "additionalProperties", "propertyNames", "contains", "not", "if", "then", "else")
+_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+
+
 def _typed_constants(node: Any) -> None:
-    """`{"const": v}` → `{"type": <v's type>, "enum": [v]}`, everywhere in the schema."""
-    if isinstance(node, list):
-        for item in node:
-            _typed_constants(item)
-        return
+    """`{"const": v}` → `{"type": <v's type>, "enum": [v]}` in every subschema (walked by
+    keyword, so a property that happens to be named `const` is left alone)."""
     if not isinstance(node, dict):
         return
     if "const" in node:
         value = node.pop("const")
         node.setdefault("type", _json_type(value))
         node["enum"] = [value]
-    for value in node.values():
-        if isinstance(value, dict | list):
-            _typed_constants(value)
+    for word in _ONE:
+        _typed_constants(node.get(word))
+    for word in _MANY:
+        for sub in node.get(word) or []:
+            _typed_constants(sub)
+    for word in _MAP:
+        for sub in (node.get(word) or {}).values():
+            _typed_constants(sub)
 
 
 def _json_type(value: Any) -> str:

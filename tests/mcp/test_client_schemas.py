@@ -165,13 +165,53 @@ async def test_a_call_breaking_a_dropped_rule_gets_the_validators_error_naming_t
         for tool in listed.values():
             assert anthropic_problems(tool.input_schema) == [], tool.name
             assert codex_problems(tool.input_schema) == [], tool.name
-        both = await s.call("job_wait", id="j1", ids=["j1"])
-        assert both.is_error and "ids" in s.text(both), s.text(both)
-        nothing = await s.call("job_send", id="j1")
-        assert nothing.is_error and "input" in s.text(nothing), s.text(nothing)
-        lonely = await s.call("job_logs", id="j1", context=2)
-        assert lonely.is_error and "grep" in s.text(lonely), s.text(lonely)
+        refused = {
+            "id cannot be combined with ids": await s.call("job_wait", id="j1", ids=["j1"]),
+            "input is required unless eof is true": await s.call("job_send", id="j1"),
+            "context and grep go together": await s.call("job_logs", id="j1", context=2),
+            "fromStart and until go together": await s.call("job_wait", id="j1", fromStart=True),
+        }
+        for message, result in refused.items():
+            assert result.is_error and message in s.text(result), (message, s.text(result))
         assert (await s.ok("job_list"))["jobs"] == []  # nothing was started or touched
     async with serve(cwd, registry, "--tools", "process") as s:
         bad = await s.call("process", action="send-keys", sessionId="j1")
-        assert bad.is_error and "keys" in s.text(bad), s.text(bad)
+        assert bad.is_error and "send-keys needs keys, hex or literal" in s.text(bad)
+        stray = await s.call("process", action="list", sessionId="j1")
+        assert stray.is_error and "sessionId does not apply" in s.text(stray), s.text(stray)
+    async with serve(cwd, registry, "--tools", "exec_command") as s:
+        both = await s.call("write_stdin", session_id=1, chars="a", chars_b64="YQ==")
+        assert both.is_error and "chars cannot be combined with chars_b64" in s.text(both)
+
+
+def test_a_const_anywhere_is_served_as_a_typed_one_value_enum_and_rules_become_words():
+    """A field or rule the engine adds later is served the same way, with no edit here."""
+    from jobs_tui.app.mcp.clientschema import client_schema
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "const": {"type": "string", "description": "A field named const."},
+            "mode": {"const": "fast"},
+            "flags": {"type": "array", "items": {"anyOf": [{"const": 3}, {"const": 4}]}},
+            "a": {"type": "string"},
+            "b": {"type": "string"},
+        },
+        "required": [],
+        "additionalProperties": False,
+        "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+        "not": {"required": ["a", "b"]},
+        "dependentRequired": {"flags": ["mode"]},
+    }
+    served = client_schema(schema)
+    assert anthropic_problems(served) == [] and codex_problems(served) == []
+    props = served["properties"]
+    assert props["const"] == schema["properties"]["const"]
+    assert props["mode"] == {"type": "string", "enum": ["fast"]}
+    assert props["flags"]["items"]["anyOf"][0] == {"type": "integer", "enum": [3]}
+    assert "One of a or b is required." in props["a"]["description"]
+    assert "Not with b." in props["a"]["description"]
+    assert "Only with mode." in props["flags"]["description"]
+    for call in ({"a": "x"}, {"b": "y"}, {"mode": "fast", "flags": [3]}):
+        if jsonschema.Draft202012Validator(schema).is_valid(call):
+            assert jsonschema.Draft202012Validator(served).is_valid(call)
