@@ -33,7 +33,7 @@ from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from .notify import Notifier
 from .resources import JobResources
-from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
+from .shaping import DEFAULT_LIMIT, job_text, outcome, shape_details, vocabulary_text
 from .stdio import stdio_transport
 from .tooltable import ToolSpec, tool_table
 
@@ -231,7 +231,8 @@ class JobsMcp:
         if spec.vocabulary == "job":  # the tool is the action: name it as the model knows it
             message = message.replace(f"action '{spec.target}'", spec.name)
         text = message if field is None or field in message else f"{field}: {message}"
-        return _error(text)
+        line = outcome(details["job"]) if isinstance(details.get("job"), dict) else ""
+        return _error(f"{text}\n{line}" if line else text)  # the job it was about, in words
 
     # -- resources -----------------------------------------------------------------
     async def _list_resources(self, _ctx: Any, _params: Any) -> types.ListResourcesResult:
