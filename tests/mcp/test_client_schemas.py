@@ -179,9 +179,6 @@ async def test_a_call_breaking_a_dropped_rule_gets_the_validators_error_naming_t
         assert bad.is_error and "send-keys needs keys, hex or literal" in s.text(bad)
         stray = await s.call("process", action="list", sessionId="j1")
         assert stray.is_error and "sessionId does not apply" in s.text(stray), s.text(stray)
-    async with serve(cwd, registry, "--tools", "exec_command") as s:
-        both = await s.call("write_stdin", session_id=1, chars="a", chars_b64="YQ==")
-        assert both.is_error and "chars cannot be combined with chars_b64" in s.text(both)
 
 
 def test_a_const_anywhere_is_served_as_a_typed_one_value_enum_and_rules_become_words():
