@@ -5,7 +5,8 @@ One server process is one session: `mcp-<pid>`, non-persistent (its jobs die wit
 unless detached), or `--session NAME`, persistent like the command line's. Every tool
 call goes through its vocabulary's adapter (`JobTools`, `ExecCommandTools`,
 `ProcessTools`), which validates it once; a bad call, an unknown job or anything
-unexpected comes back as a tool result with `isError` (never a protocol error).
+unexpected comes back as a tool result with `isError` (never a protocol error) whose one
+text content is the message, naming the field, and which has no `structuredContent`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from .notify import Notifier
 from .resources import JobResources
-from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
+from .shaping import DEFAULT_LIMIT, job_text, outcome, shape_details, vocabulary_text
 from .stdio import stdio_transport
 from .tooltable import ToolSpec, tool_table
 
@@ -229,11 +230,9 @@ class JobsMcp:
         message = sanitize_line(str(details.get("error")), 2000)
         if spec.vocabulary == "job":  # the tool is the action: name it as the model knows it
             message = message.replace(f"action '{spec.target}'", spec.name)
-        structured = {"error": message, "field": field, "tool": spec.name}
-        if isinstance(details.get("job"), dict):
-            structured["job"] = details["job"]
         text = message if field is None or field in message else f"{field}: {message}"
-        return _error(text, structured)
+        line = outcome(details["job"]) if isinstance(details.get("job"), dict) else ""
+        return _error(f"{text}\n{line}" if line else text)  # the job it was about, in words
 
     # -- resources -----------------------------------------------------------------
     async def _list_resources(self, _ctx: Any, _params: Any) -> types.ListResourcesResult:
@@ -282,12 +281,11 @@ def _tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-def _error(text: str, structured: dict[str, Any] | None = None) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=structured or {"error": text},
-        is_error=True,
-    )
+def _error(text: str) -> types.CallToolResult:
+    """A failed call as its message and nothing else: no `structuredContent`, which the
+    TypeScript SDK would validate against the tool's output schema (written for results)
+    and refuse, so the message would never reach the model (issue 23)."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 def _job_field(manager: JobManager, action: str, args: dict[str, Any], message: str) -> str | None:

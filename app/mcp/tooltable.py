@@ -4,7 +4,9 @@ No second copy of any schema: a `job_<action>` tool's input schema is computed f
 `job_tool_schema()` (the action's own fields, its limits and cross-field rules, the fields
 it does not take left out), so a field or an action the engine adds (`restart`, `until`,
 `env`, ...) appears here with no edit. `--tools exec_command` / `--tools process` serve
-those vocabularies' own schemas as they are published.
+those vocabularies' own schemas. Either is served as `client_schema` projects it: no
+top-level cross-field rule and no `const` (clients refuse or mangle those), the rules said
+in the field descriptions; the server still validates every call against the full schema.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from jobs_tui.engine import job_tool_schema
 from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
 
 from ..outschema import JOB_RECORD
+from .clientschema import client_schema
 
 VOCABULARIES = ("job", "exec_command", "process")
 
@@ -189,7 +192,7 @@ def job_tools() -> list[ToolSpec]:
     for action in job_actions(schema):
         text = JOB_DESCRIPTIONS.get(action, f"The job tool's {action} action.")
         text = text if SANITIZED in text else f"{text} {SANITIZED}"
-        input_schema = action_slice(schema, action)
+        input_schema = client_schema(action_slice(schema, action))
         input_schema["title"] = f"job_{action}"
         tools.append(
             ToolSpec(f"job_{action}", text, input_schema, job_output_schema(action), "job", action)
@@ -201,8 +204,9 @@ def _vocabulary_tools(schemas: dict[str, dict[str, Any]], vocabulary: str) -> li
     tools = []
     for name, schema in schemas.items():
         text = f"{schema.get('description', name)} {SANITIZED}"
+        served = client_schema(schema)
         tools.append(
-            ToolSpec(name, text, schema, _vocabulary_output(name, vocabulary), vocabulary, name)
+            ToolSpec(name, text, served, _vocabulary_output(name, vocabulary), vocabulary, name)
         )
     return tools
 

@@ -48,7 +48,7 @@ async def test_wait_until_a_line_and_wait_for_any(project):
         assert waited.structured_content["job"]["status"] == "running"
         assert "matched in j1: ready on :4711" in s.text(waited)
         bad = await s.call("job_wait", id="j1", until="(unclosed")
-        assert bad.is_error and bad.structured_content["field"] == "until"
+        assert bad.is_error and "until" in s.text(bad) and bad.structured_content is None
 
         await s.ok("job_start", command="sleep 0.3")
         anyone = await s.ok("job_wait", ids=["j1", "j2"], mode="any", timeoutMs=10_000)
