@@ -15,6 +15,8 @@ import jsonschema
 import mcp_types as types
 import pytest
 
+from jobs_tui.app.mcp.modelview import model_job, model_result, output_schema
+
 from .conftest import Served, serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -184,3 +186,38 @@ async def test_the_other_vocabularies_stay_within_twice_their_text(project):
             await meter.call("process", **args)
         meter.check()
         assert {name for name, _, _ in meter.rows} == set(meter.schemas)
+
+
+def test_a_job_says_why_it_was_killed_what_it_left_running_and_whose_it_is():
+    """The facts an outcome line states survive; a field with nothing to say is absent."""
+    record = {
+        "id": "j7",
+        "label": "srv\x1b[31m",
+        "status": "killed",
+        "exitCode": None,
+        "signal": "SIGTERM",
+        "startedAt": 1000,
+        "finishedAt": 4250,
+        "lastLine": "",
+        "endReason": "deadline",
+        "remainingProcesses": 1,
+        "sessionId": "other",
+        "startToken": "secret",
+        "pid": 42,
+    }
+    job = model_job(record, now_ms=9_999, session="mine")
+    assert job == {
+        "id": "j7",
+        "label": "srv",
+        "status": "killed",
+        "signal": "SIGTERM",
+        "elapsed": 3.2,
+        "endReason": "deadline",
+        "remainingProcesses": 1,
+        "peer": True,
+    }
+    listed = model_result("list", {"jobs": [record], "sessionId": "mine", "usage": {}})
+    jsonschema.Draft202012Validator(output_schema("list")).validate(listed)
+    waited = model_result("wait", {"job": record, "timedOut": True, "reason": "timeout"})
+    assert waited["reason"] == "timeout" and "match" not in waited
+    jsonschema.Draft202012Validator(output_schema("wait")).validate(waited)
