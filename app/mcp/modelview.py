@@ -168,6 +168,10 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
         value = details.get(key)
         if value is None or value is False or value == [] or value == "":
             continue
+        if isinstance(value, str) and key != "logs":  # notes, errors: job output may be in them
+            value = sanitize_line(value, 2000)
+        elif key == "problems" and isinstance(value, list):
+            value = [sanitize_line(str(p), 400) for p in value]
         out[key] = value
     if action == "status":
         if "ports" in out:

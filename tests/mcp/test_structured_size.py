@@ -216,7 +216,11 @@ def test_a_job_says_why_it_was_killed_what_it_left_running_and_whose_it_is():
         "remainingProcesses": 1,
         "peer": True,
     }
-    listed = model_result("list", {"jobs": [record], "sessionId": "mine", "usage": {}})
+    problem = "registry: j9.json unreadable \x1b]0;pwned\x07"
+    listed = model_result(
+        "list", {"jobs": [record], "sessionId": "mine", "usage": {}, "problems": [problem]}
+    )
+    assert listed["problems"] == ["registry: j9.json unreadable"]
     jsonschema.Draft202012Validator(output_schema("list")).validate(listed)
     waited = model_result("wait", {"job": record, "timedOut": True, "reason": "timeout"})
     assert waited["reason"] == "timeout" and "match" not in waited
