@@ -55,6 +55,7 @@ class Meter:
         self.s = served
         self.schemas = schemas
         self.rows: list[tuple[str, int, int]] = []
+        self.texts: list[str] = []
 
     async def call(self, name: str, **args: Any) -> dict[str, Any]:
         result = await self.s.call(name, **args)
@@ -65,6 +66,7 @@ class Meter:
         jsonschema.Draft202012Validator(self.schemas[name]).validate(structured)
         size = len(json.dumps(structured, separators=(",", ":"), ensure_ascii=False))
         self.rows.append((name, len(text), size))
+        self.texts.append(text)
         return structured
 
     def check(self, job_keys: bool = True) -> None:
@@ -112,6 +114,12 @@ async def test_every_job_tool_returns_what_a_model_acts_on_within_twice_its_text
         cleared = await meter.call("job_clear", id="j2")
         assert cleared == {"cleared": 1, "ids": ["j2"]}
         assert "reason" not in done and "signalled" not in killed  # said only when news
+        # ... and the text says as much, for the clients that hand the model the text
+        texts = dict(zip([name for name, _, _ in meter.rows], meter.texts, strict=True))
+        assert "· exit 0 · " in meter.texts[4] and meter.texts[4].endswith("last line: done")
+        assert "mem " in texts["job_status"] and " procs" in texts["job_status"]
+        assert "exit 2" in texts["job_list"]
+        assert "last line: error: no such file: a.c" in texts["job_list"]
         meter.check()
         seen = {name for name, _, _ in meter.rows}
         assert seen == set(meter.schemas), set(meter.schemas) - seen  # every tool measured
