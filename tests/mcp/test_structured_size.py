@@ -104,6 +104,8 @@ async def test_every_job_tool_returns_what_a_model_acts_on_within_twice_its_text
         assert logs["logs"] == "compiling\ndone\n"
         sent = await meter.call("job_send", id="j3", input="hello\n")
         assert sent["sent"] == 6
+        short = await meter.call("job_wait", id="j3", timeoutMs=200)
+        assert short["reason"] == "timeout" and short["job"]["status"] == "running"
         await meter.call("job_send", id="j3", eof=True)
         both = await meter.call("job_wait", ids=["j3", "j2"], timeoutMs=10_000)
         assert [j["lastLine"] for j in both["jobs"]] == ["hello", "error: no such file: a.c"]
@@ -135,6 +137,8 @@ async def test_every_job_tool_returns_what_a_model_acts_on_within_twice_its_text
             both,
             killed,
             restarted,
+            short,
+            cleared,
         ):
             leaked |= _keys(row_result) & INTERNAL
         assert not leaked, leaked
