@@ -1,7 +1,8 @@
 """Resources a client reads and subscribes to: the list, one job, one job's log tail.
 
 - `jobs://jobs`: `{"sessionId", "jobs": [JobRecord...]}` (own jobs, others' running).
-- `jobs://job/{id}`: the job's JobDetails (as `job_status` returns it).
+- `jobs://job/{id}`: the job's full JobDetails (the whole record; `job_status`'s
+  structuredContent is only what a model acts on, see modelview).
 - `jobs://job/{id}/log`: a bounded tail, sanitized, head and tail kept, and where the
   full log is; from the second read on, the bytes that rotated away unread since the
   previous one (`_meta.skipped`, and a line saying so).

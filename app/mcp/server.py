@@ -31,6 +31,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
+from .modelview import model_result
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, outcome, shape_details, vocabulary_text
@@ -153,12 +154,13 @@ class JobsMcp:
         if failure is not None:
             return failure
         shaped = shape_details(details, self.options.limit)
-        if spec.vocabulary == "job":
+        if spec.vocabulary == "job":  # the text and, for a model, the fields it acts on
             text = job_text(spec.target, shaped)
+            structured = model_result(spec.target, shaped)
         else:
-            text = vocabulary_text(shaped)
+            text, structured = vocabulary_text(shaped), shaped
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=shaped
+            content=[types.TextContent(type="text", text=text)], structured_content=structured
         )
 
     async def _run(

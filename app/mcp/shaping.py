@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from jobs_tui.engine.format import memory, outcome_line, row, summary
+from jobs_tui.engine.format import memory, outcome_line, summary
 from jobs_tui.engine.model import JobRecord, RecordError
 from jobs_tui.engine.sanitize import sanitize_line, sanitize_log
 
@@ -81,6 +81,18 @@ def outcome(data: Any) -> str:
     return sanitize_line(outcome_line(record, time.time() * 1000), 400)
 
 
+def outcome_last(data: Any, peer: bool = False) -> str:
+    """The outcome, then the job's last output line: what structuredContent says of a job
+    (modelview), said to a client that hands the model the text (`· last line: …`)."""
+    text = outcome(data)
+    if text and peer:
+        text += " · peer"
+    last = data.get("lastLine") if isinstance(data, dict) else None
+    if text and isinstance(last, str) and (last := sanitize_line(last, 300)):
+        text += f" · last line: {last}"
+    return text
+
+
 def usage_text(job: dict[str, Any]) -> str | None:
     """`cpu 12% · mem 85 MiB · 3 procs · listening :5173` from JobDetails' usage fields."""
     if "rssBytes" not in job and "cpuPercent" not in job:
@@ -135,9 +147,11 @@ def shape_details(details: dict[str, Any], limit: int = DEFAULT_LIMIT) -> dict[s
 def _list_text(details: dict[str, Any]) -> str:
     records = [r for r in (_record(j) for j in details.get("jobs", [])) if r is not None]
     session = str(details.get("sessionId", ""))
-    now = time.time() * 1000
     lines = [summary(records, session)] if "sessionId" in details else []
-    lines += [row(r, now, peer=r.session_id != session and bool(session)) for r in records]
+    for data in details.get("jobs", []):  # the rows say what the tool's description says
+        if isinstance(data, dict) and _record(data) is not None:
+            peer = bool(session) and data.get("sessionId") != session
+            lines.append(outcome_last(data, peer))
     lines += [f"problem: {p}" for p in details.get("problems", []) if isinstance(p, str)]
     return "\n".join(sanitize_line(line, 400) for line in lines) or "no jobs"
 
@@ -145,7 +159,7 @@ def _list_text(details: dict[str, Any]) -> str:
 def job_text(action: str, details: dict[str, Any]) -> str:
     """A short human text for a `job` action's (already shaped) result."""
     job = details.get("job") if isinstance(details.get("job"), dict) else {}
-    head = outcome(job) if job else ""
+    head = (outcome(job) if action == "logs" else outcome_last(job)) if job else ""
     lines = [head] if head else []
     if action in ("list", "clear"):
         if action == "clear":
@@ -160,7 +174,7 @@ def job_text(action: str, details: dict[str, Any]) -> str:
         lines.append("started; a notification says when it finishes (job_wait blocks for it)")
     if action == "restart" and (previous := details.get("restartOf") or job.get("restartOf")):
         lines.append(sanitize_line(f"restart of {previous}; the new id is {job.get('id')}"))
-    if action == "status" and (usage := usage_text(job)):
+    if action == "status" and (usage := usage_text(details)):  # usage sits beside the job
         lines.append(usage)
     if action == "send":
         closed = "; stdin closed" if details.get("stdinClosed") else ""
@@ -186,7 +200,7 @@ def _wait_lines(details: dict[str, Any]) -> list[str]:
         which = match.get("id") or match.get("jobId") or "?"
         lines.append(sanitize_line(f"matched in {which}: {match['line']}", 1000))
     for other in details.get("jobs", []) or []:
-        if isinstance(other, dict) and (text := outcome(other)):
+        if isinstance(other, dict) and (text := outcome_last(other)):
             lines.append(text)
     if details.get("cancelled"):
         lines.append("wait cancelled; the job keeps running")

@@ -18,8 +18,8 @@ from typing import Any
 from jobs_tui.engine import job_tool_schema
 from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
 
-from ..outschema import JOB_RECORD
 from .clientschema import client_schema
+from .modelview import output_schema
 
 VOCABULARIES = ("job", "exec_command", "process")
 
@@ -47,33 +47,6 @@ JOB_DESCRIPTIONS: dict[str, str] = {
     "stdin, deadline) as a new job id, which the result names.",
     "clear": "Remove finished jobs of this session (one id, or all); all: true also kills "
     "and removes running ones.",
-}
-
-_DETAIL_FIELDS: dict[str, Any] = {
-    "sessionId": {"type": "string"},
-    "problems": {"type": "array", "items": {"type": "string"}},
-    "logs": {"type": "string", "description": "Sanitized log text, head and tail kept."},
-    "truncated": {"type": "boolean"},
-    "earlierLines": {"type": "integer"},
-    "earlierBytes": {"type": "integer"},
-    "note": {"type": "string"},
-    "sent": {"type": "integer"},
-    "stdinClosed": {"type": "boolean"},
-    "signalled": {"type": "boolean"},
-    "signal": {"type": "string"},
-    "escalated": {"type": "boolean"},
-    "processes": {"type": "integer"},
-    "adopted": {"type": "boolean"},
-    "leftoversKilled": {"type": "integer"},
-    "timedOut": {"type": "boolean"},
-    "cancelled": {"type": "boolean"},
-    "cleared": {"type": "integer"},
-    "restartOf": {"type": "string", "description": "restart: the id the new job replaces."},
-    "reason": {"type": "string", "description": "wait: match, finished or timeout."},
-    "match": {"type": "object", "description": "wait until: the matching line and offset."},
-    "omittedLines": {"type": "integer", "description": "Lines left out of logs (MCP limit)."},
-    "omittedBytes": {"type": "integer", "description": "Bytes left out of logs (MCP limit)."},
-    "logFile": {"type": "string", "description": "Where the full log is."},
 }
 
 
@@ -161,20 +134,8 @@ def job_actions(schema: dict[str, Any] | None = None) -> list[str]:
 
 
 def job_output_schema(action: str) -> dict[str, Any]:
-    """JobDetails as the `job` tool returns it for `action` (extra fields allowed)."""
-    records = {"type": "array", "items": JOB_RECORD}
-    return {
-        "type": "object",
-        "title": f"JobDetails ({action})",
-        "required": ["action"],
-        "properties": {
-            "action": {"const": action},
-            "job": JOB_RECORD,
-            "jobs": records,
-            **_DETAIL_FIELDS,
-        },
-        "additionalProperties": True,
-    }
+    """What `job_<action>` returns as structuredContent: exactly modelview's shape."""
+    return output_schema(action)
 
 
 def _vocabulary_output(name: str, kind: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ JOBS_TUI_BENCH_MCP_IDLE_S the idle window (default 10).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -66,7 +67,9 @@ async def test_mcp_costs(bench_root: Path) -> None:
         await session.list_tools()
         first = await session.call_tool("job_start", {"command": "true"})
         assert not first.is_error
-        server_pid = int(first.structured_content["job"]["sessionId"].split("-")[1])
+        job_id = first.structured_content["job"]["id"]
+        read = await session.read_resource(f"jobs://job/{job_id}")  # the full record
+        server_pid = int(json.loads(read.contents[0].text)["job"]["sessionId"].split("-")[1])
 
         trips = []
         for _ in range(RUNS):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -35,6 +36,14 @@ class Served:
         assert not result.is_error, (name, args, result.content)
         assert isinstance(result.structured_content, dict)
         return result.structured_content
+
+    async def record(self, job_id: str) -> dict[str, Any]:
+        """The job's full registry record (pid, session, paths): the `jobs://job/{id}`
+        resource; a tool's structuredContent carries only what a model acts on."""
+        read = await self.session.read_resource(f"jobs://job/{job_id}")
+        content = read.contents[0]
+        assert isinstance(content, types.TextResourceContents)
+        return json.loads(content.text)["job"]
 
     def text(self, result: types.CallToolResult) -> str:
         return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))

@@ -7,6 +7,7 @@ on (20 s and counting), its job with it.
 
 from __future__ import annotations
 
+import json
 import time
 
 from .raw import RawServer
@@ -22,7 +23,8 @@ def test_closing_the_servers_stdout_mid_wait_ends_it_and_its_job(project):
             "tools/call", {"name": "job_start", "arguments": {"command": "sleep 60; true"}}
         )
         job = started["result"]["structuredContent"]["job"]
-        tree = _tree(job["pid"])
+        read = server.request("resources/read", {"uri": f"jobs://job/{job['id']}"})
+        tree = _tree(json.loads(read["result"]["contents"][0]["text"])["job"]["pid"])
         wait_id = server.new_id()
         server.send(
             {

@@ -70,7 +70,8 @@ async def test_start_send_logs_wait_kill_and_errors_naming_the_field(project):
         started = await s.ok("job_start", command="cat", stdin=True, label="echo back")
         job = started["job"]
         assert job["id"] == "j1" and job["status"] == "running"
-        assert job["sessionId"].startswith("mcp-") and job["cwd"] == cwd
+        full = await s.record("j1")
+        assert full["sessionId"].startswith("mcp-") and full["cwd"] == cwd
         sent = await s.ok("job_send", id="j1", input="hello \x1b[31mthere")
         assert sent["sent"] > 0
         await s.ok("job_send", id="j1", eof=True)
@@ -104,12 +105,12 @@ async def test_start_send_logs_wait_kill_and_errors_naming_the_field(project):
 
         # kill a running job: its tree is gone when the result comes back
         await s.ok("job_start", command="sleep 30", label="sleeper")
-        pid = (await s.ok("job_status", id="j3"))["job"]["pid"]
+        pid = (await s.record("j3"))["pid"]
         killed = await s.call("job_kill", id="j3")
         assert not killed.is_error and "killed" in s.text(killed)
         assert _gone(pid)
         again = await s.call("job_kill", id="j3")  # the job tool's answer: a note, no signal
-        assert not again.structured_content["signalled"]
+        assert again.structured_content["signalled"] is False
         assert "already finished" in s.text(again)
 
 
@@ -202,8 +203,8 @@ async def test_closing_stdin_kills_the_sessions_jobs_but_not_a_detached_one(proj
     async with serve(cwd, registry) as s:
         await s.ok("job_start", command="sleep 60; true", label="attached")
         await s.ok("job_start", command="sleep 60", label="away", detached=True)
-        attached = (await s.ok("job_status", id="j1"))["job"]
-        detached = (await s.ok("job_status", id="j2"))["job"]
+        attached = await s.record("j1")
+        detached = await s.record("j2")
         session = attached["sessionId"]
         tree = _tree(attached["pid"])
         assert session == f"mcp-{session.split('-')[1]}"
@@ -241,7 +242,9 @@ async def test_closing_stdin_kills_the_sessions_jobs_but_not_a_detached_one(proj
         listed = await s.ok("job_list")
         mine = {j["id"]: j for j in listed["jobs"]}
         assert mine["j2"]["status"] == "running"
-        assert mine["j2"]["sessionId"] == listed["sessionId"] != session
+        assert "peer" not in mine["j2"]  # adopted: this session's own now
+        adopted = (await s.record("j2"))["sessionId"]
+        assert adopted.startswith("mcp-") and adopted != session
         await s.ok("job_kill", id="j2")
     assert _gone(detached["pid"])
 
@@ -249,7 +252,8 @@ async def test_closing_stdin_kills_the_sessions_jobs_but_not_a_detached_one(proj
 async def test_a_named_session_is_persistent(project):
     cwd, registry = project
     async with serve(cwd, registry, "--session", "agent-1") as s:
-        job = (await s.ok("job_start", command="sleep 60"))["job"]
+        await s.ok("job_start", command="sleep 60")
+        job = await s.record("j1")
         assert job["sessionId"] == "agent-1"
     assert not _gone(job["pid"])  # a persistent session's jobs outlive the server
     done = subprocess.run(
@@ -405,7 +409,8 @@ async def test_a_2026_client_gets_the_tools_and_resource_updates_on_its_listen_s
 async def test_a_killed_server_leaves_no_job_behind(project):
     cwd, registry = project
     async with serve(cwd, registry) as s:
-        job = (await s.ok("job_start", command="sleep 60; true"))["job"]
+        await s.ok("job_start", command="sleep 60; true")
+        job = await s.record("j1")
         tree = _tree(job["pid"])
         server_pid = int(job["sessionId"].split("-")[1])
         os.kill(server_pid, signal.SIGKILL)  # no cleanup of its own: the shims see it go
