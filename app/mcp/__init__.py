@@ -2,7 +2,8 @@
 
 Modules: `tooltable` (tools derived from the published schemas), `shaping` (output a model
 can use), `notify` (finish messages, resource updates), `resources` (`jobs://...`),
-`server` (the SDK server and the session), `stdio` (the transport: every line answered, a
+`server` (the SDK server and the session), `handshake` (the `initialize` answer, given
+before the SDK is imported), `stdio` (the transport: every line answered, a
 dead stdout ends the session), `wire` (each line checked: the JSON-RPC error it gets).
 This module only declares the verb's options, so parsing a command line never imports
 the SDK.
@@ -52,9 +53,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_verb(args: argparse.Namespace) -> int:
-    """Serve until stdin closes; the session's non-detached jobs die with the server."""
+    """Serve until stdin closes; the session's non-detached jobs die with the server.
+
+    The client's `initialize` is answered before the SDK and the engine are imported
+    (`handshake`): that answer comes in about 2-3 interpreter starts, the rest ~0.5 s later."""
     import os
 
+    from .handshake import answer_early
+
+    early = answer_early()
     from .server import Options, run
 
     options = Options(
@@ -64,4 +71,4 @@ def run_verb(args: argparse.Namespace) -> int:
         limit=args.max_output_bytes,
         cwd=os.getcwd(),
     )
-    return run(options)
+    return run(options, early)

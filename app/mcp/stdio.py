@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import io
 import logging
 import os
 import queue
@@ -36,6 +37,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from .handshake import Early
 from .wire import INTERNAL_ERROR, Refusal, check_line
 
 logger = logging.getLogger("jobs_tui.mcp")
@@ -53,6 +55,7 @@ class Transport:
     stdout_gone: str | None = None
     stdout_error: OSError | None = None
     stdin_closed: bool = False
+    interrupted: bool = False
     reading: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
     @property
@@ -69,20 +72,33 @@ class Transport:
             logger.warning("stdout %s: ending the session", why)
         self.reading.cancel()
 
+    def interrupt(self) -> None:
+        """SIGINT: end as on a closed stdin (in-flight calls cancelled, the session closed
+        with its jobs); a second SIGINT while that runs changes nothing."""
+        if not self.interrupted:
+            self.interrupted = True
+            logger.warning("interrupted (SIGINT): ending the session")
+        self.reading.cancel()
+
 
 @contextlib.asynccontextmanager
 async def stdio_transport(
-    stdin_fd: int | None = None, stdout_fd: int | None = None, *, watch: bool = True
+    stdin_fd: int | None = None,
+    stdout_fd: int | None = None,
+    *,
+    watch: bool = True,
+    early: Early | None = None,
 ) -> AsyncIterator[Transport]:
     """Serve over the process's stdin and stdout (or the fds given, used in place);
-    `watch=False` leaves a closed stdout to be found by the next write alone."""
+    `watch=False` leaves a closed stdout to be found by the next write alone. `early` is
+    what `handshake.answer_early` read (and perhaps answered) before: read first."""
     restore: list[Callable[[], None]] = []
     try:
         if stdin_fd is None:
             stdin_fd = _claim(0, sys.stdin, os.O_RDONLY, restore)
         if stdout_fd is None:
             stdout_fd = _claim(1, sys.stdout, os.O_WRONLY, restore)
-        async with _serving(stdin_fd, stdout_fd, watch) as transport:
+        async with _serving(stdin_fd, stdout_fd, watch, early or Early()) as transport:
             yield transport
     finally:
         for undo in reversed(restore):
@@ -120,12 +136,14 @@ def _claim(fd: int, stream: Any, mode: int, restore: list[Callable[[], None]]) -
 
 
 @contextlib.asynccontextmanager
-async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[Transport]:
+async def _serving(
+    stdin_fd: int, stdout_fd: int, watch: bool, early: Early
+) -> AsyncIterator[Transport]:
     loop = asyncio.get_running_loop()
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     transport = Transport(read_receive, write_send)
-    lines = _Lines(stdin_fd, loop)
+    lines = _Lines(stdin_fd, loop, early.replay, early.eof)
     writer = _Writer(stdout_fd, loop)
     threads = [
         threading.Thread(target=lines.run, name="mcp stdin"),
@@ -165,6 +183,10 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
     async def send() -> None:
         async with write_receive:
             async for message in write_receive:  # drained to the end, even once stdout is gone
+                if early.private_id is not None and _answers(message, early.private_id):
+                    _compare_early(message, early)  # the client has had ours already
+                    early.private_id = None
+                    continue
                 await write(_encoded(message))
 
     try:
@@ -209,6 +231,29 @@ def _encoded(message: SessionMessage) -> bytes:
         return Refusal(INTERNAL_ERROR, why, request_id).line()
 
 
+def _answers(message: SessionMessage, request_id: str) -> bool:
+    answer = message.message
+    replies = types.JSONRPCResponse | types.JSONRPCError
+    return isinstance(answer, replies) and answer.id == request_id
+
+
+def _compare_early(message: SessionMessage, early: Early) -> None:
+    """The SDK's answer to the replayed `initialize` must be the one the client got."""
+    import json
+
+    try:
+        sent = json.loads(_encoded(message) or b"null")
+    except ValueError:
+        sent = None
+    if not isinstance(sent, dict) or sent.get("result") != early.result:
+        logger.warning(
+            "the early initialize answer differs from the SDK's (please report): sent %s, "
+            "the SDK's %s",
+            json.dumps(early.result, sort_keys=True),
+            json.dumps(sent, sort_keys=True),
+        )
+
+
 def _gone_callback(transport: Transport) -> Callable[[], None]:
     return lambda: transport.end("closed by the client")
 
@@ -217,9 +262,13 @@ class _Lines:
     """stdin's lines, read by a thread that never waits on the loop: it waits for room
     (at most `_LINES_AHEAD` lines ahead of the server) and then only on stdin itself."""
 
-    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, fd: int, loop: asyncio.AbstractEventLoop, replay: bytes = b"", eof: bool = False
+    ) -> None:
         self.fd = fd
         self.loop = loop
+        self.replay = replay  # read from stdin already (`handshake.answer_early`)
+        self.eof = eof
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()  # room bounds it
         self.room = threading.Semaphore(_LINES_AHEAD)
         self.stopped = False
@@ -243,7 +292,7 @@ class _Lines:
 
     def _read_all(self) -> None:
         try:
-            stream = open(self.fd, "rb", closefd=False)  # noqa: SIM115 - the fd outlives us
+            stream = io.BufferedReader(_Replayed(self.replay, self.fd, self.eof))
         except (OSError, ValueError):  # -1: stdin was closed when the process started
             return
         while True:
@@ -260,6 +309,29 @@ class _Lines:
                 self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
             except RuntimeError:  # the loop is closed: nobody reads any more
                 return
+
+
+class _Replayed(io.RawIOBase):
+    """stdin, after the bytes the handshake already read from it (read first)."""
+
+    def __init__(self, replay: bytes, fd: int, eof: bool) -> None:
+        super().__init__()
+        self.pending = memoryview(replay)
+        self.eof = eof  # stdin ended under the handshake: only the replay remains
+        self.raw = None if eof else open(fd, "rb", buffering=0, closefd=False)  # noqa: SIM115
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.pending:
+            count = min(len(buffer), len(self.pending))
+            buffer[:count] = self.pending[:count]
+            self.pending = self.pending[count:]
+            return count
+        if self.raw is None:
+            return 0
+        return self.raw.readinto(buffer)
 
 
 class _Writer:

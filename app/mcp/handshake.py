@@ -1,0 +1,244 @@
+"""The `initialize` answer, given before the SDK and the engine are imported (issue 23 E).
+
+Why: importing the SDK (pydantic models for two protocol eras) and the engine takes
+0.5-0.8 s, and a client that does not wait that long for the handshake starts its first
+turn without our tools. So `answer_early` reads the client's first line itself, and when it
+is a plain `initialize` (the shape every client sends: `protocolVersion`, `capabilities`,
+`clientInfo`), writes the answer at once, from the facts below, with the standard library
+only. Everything else (any other first line, an `initialize` with parts we do not check
+here) is left to the SDK, as before: nothing is answered twice or differently.
+
+The protocol stays exact because the SDK still sees the handshake: the line is handed on
+to it (`Early.replay`) under a private id, so its session is initialized from the
+client's own params; the transport drops the SDK's answer to that id and logs a warning
+should it ever differ from ours (`tests/mcp/test_handshake.py` checks it never does).
+This module must stay light: no asyncio, no pydantic, no mcp, no engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+# the SDK's `mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS` (a test keeps them equal)
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
+SERVER_NAME = "jobs-tui"
+INSTRUCTIONS = (
+    "jobs-tui runs shell commands as durable background jobs (own process group, tree "
+    "kill, rotating logs, exact exit codes). Start long commands with job_start instead of "
+    "running them in the foreground; you get a log notification when each finishes, so do "
+    "not poll: use job_wait (optionally `until` a regex matches a line) or carry on. Read "
+    "output with job_logs (grep, since). All output is sanitized and bounded. The person "
+    "beside you sees the same jobs live in `jobs-tui`."
+)
+# what the SDK derives from the handlers `server.JobsMcp` registers (a test compares)
+CAPABILITIES: dict[str, Any] = {
+    "logging": {},
+    "resources": {"listChanged": False, "subscribe": True},
+    "tools": {"listChanged": False},
+}
+FIRST_LINE_LIMIT = 1 << 20  # a first line longer than this is the SDK's to read
+_NAME = re.compile(r"jobs[-_.]tui-([^-]+)\.(?:dist|egg)-info\Z", re.IGNORECASE)
+
+
+def server_version() -> str:
+    """This distribution's version, as `importlib.metadata.version("jobs-tui")` finds it
+    (the first `jobs_tui-*.dist-info` or `.egg-info` on `sys.path`), without importing
+    importlib.metadata (40-100 ms: email, zipfile, csv)."""
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if _NAME.match(name):
+                found = _metadata_version(os.path.join(entry or ".", name))
+                if found:
+                    return found
+    return "0"
+
+
+def _metadata_version(directory: str) -> str | None:
+    for leaf in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(directory, leaf), encoding="utf-8") as fh:
+                for line in fh:
+                    if line.startswith("Version:"):
+                        return line.partition(":")[2].strip()
+                    if not line.strip():
+                        break  # the headers end at the first blank line
+        except OSError:
+            continue
+    return None
+
+
+def initialize_result(requested: str, version: str) -> dict[str, Any]:
+    """The `result` of `initialize` as the SDK writes it (same keys, same values)."""
+    return {
+        "capabilities": json.loads(json.dumps(CAPABILITIES)),  # a copy nobody can alter
+        "instructions": INSTRUCTIONS,
+        "protocolVersion": requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE,
+        "serverInfo": {"name": SERVER_NAME, "title": SERVER_NAME, "version": version},
+    }
+
+
+# -- which first lines are answered here ---------------------------------------------
+def _strings(value: Any, required: tuple[str, ...], optional: tuple[str, ...]) -> bool:
+    """A dict whose keys are these, each a string."""
+    if not isinstance(value, dict) or not set(required) <= set(value):
+        return False
+    return set(value) <= {*required, *optional} and all(isinstance(v, str) for v in value.values())
+
+
+def _objects(value: Any, names: dict[str, Any]) -> bool:
+    """A dict with only these keys, each an object checked by its entry (None: any object)."""
+    if not isinstance(value, dict) or not set(value) <= set(names):
+        return False
+    for key, inner in value.items():
+        if not isinstance(inner, dict):
+            return False
+        check = names[key]
+        if check is not None and not check(inner):
+            return False
+    return True
+
+
+def _any_objects(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
+
+
+def _roots(value: dict[str, Any]) -> bool:
+    return set(value) <= {"listChanged"} and all(isinstance(v, bool) for v in value.values())
+
+
+_TASKS = {
+    "list": None,
+    "cancel": None,
+    "requests": lambda r: _objects(
+        r,
+        {
+            "sampling": lambda s: _objects(s, {"createMessage": None}),
+            "elicitation": lambda e: _objects(e, {"create": None}),
+        },
+    ),
+}
+_CAPABILITIES = {
+    "roots": _roots,
+    "sampling": lambda s: _objects(s, {"context": None, "tools": None}),
+    "elicitation": lambda e: _objects(e, {"form": None, "url": None}),
+    "experimental": _any_objects,
+    "extensions": _any_objects,
+    "tasks": lambda t: _objects(t, _TASKS),
+}
+
+
+def plain_initialize(message: Any) -> bool:
+    """An `initialize` request in the shape clients send, which the SDK accepts as it is.
+
+    Deliberately narrow: any field outside it (`_meta`, icons, a capability of another
+    type) sends the line to the SDK, which then answers it as it always did."""
+    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
+        return False
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return False
+    if isinstance(request_id, int) and abs(request_id) >= 2**53:
+        return False
+    params = message["params"]
+    return (
+        message["jsonrpc"] == "2.0"
+        and message["method"] == "initialize"
+        and isinstance(params, dict)
+        and set(params) == {"protocolVersion", "capabilities", "clientInfo"}
+        and isinstance(params["protocolVersion"], str)
+        and _strings(params["clientInfo"], ("name", "version"), ("title", "description"))
+        and _objects(params["capabilities"], _CAPABILITIES)
+    )
+
+
+def _parsed(line: bytes) -> Any:
+    if b"\\u" in line or line.count(b"{") + line.count(b"[") > 32:
+        return None  # escapes (a lone surrogate?) or depth: the wire check's to judge
+    try:
+        return json.loads(line.decode("utf-8"), parse_constant=_refuse)
+    except ValueError:  # not UTF-8, not JSON, NaN
+        return None
+
+
+def _refuse(name: str) -> None:
+    raise ValueError(name)
+
+
+# -- the first line ------------------------------------------------------------------
+@dataclass
+class Early:
+    """What the handshake read before the transport took stdin over."""
+
+    replay: bytes = b""  # to be read before stdin: the first line (private id) and more
+    private_id: str | None = None  # the id the SDK answers the replayed `initialize` under
+    client_id: int | str | None = None
+    result: dict[str, Any] = field(default_factory=dict)  # what the client was sent
+    eof: bool = False  # stdin ended while the first line was read
+
+
+def answer_early(stdin_fd: int = 0, stdout_fd: int = 1) -> Early:
+    """Read stdin's first line; answer it on stdout if it is a plain `initialize`.
+
+    Blocks until the first line (clients write `initialize` as soon as they spawn us);
+    SIGINT meanwhile is a KeyboardInterrupt, as it is during the imports that follow."""
+    early = Early()
+    if not _is_open(stdin_fd, sys.stdin) or not _is_open(stdout_fd, sys.stdout):
+        return early  # the transport serves a closed stream as closed: nothing to say
+    data = bytearray()
+    try:
+        os.set_blocking(stdin_fd, True)  # a launcher's O_NONBLOCK (the transport clears it too)
+        while b"\n" not in data and len(data) <= FIRST_LINE_LIMIT:
+            chunk = os.read(stdin_fd, 1 << 16)
+            if not chunk:
+                early.eof = True
+                break
+            data += chunk
+    except OSError:
+        early.eof = True
+    early.replay = bytes(data)
+    line, newline, rest = early.replay.partition(b"\n")
+    if not newline:
+        return early
+    message = _parsed(line[:-1] if line.endswith(b"\r") else line)
+    if not plain_initialize(message):
+        return early
+    result = initialize_result(message["params"]["protocolVersion"], server_version())
+    answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+    if not _write_all(stdout_fd, json.dumps(answer, ensure_ascii=False).encode() + b"\n"):
+        return early  # the SDK answers it, and the transport learns stdout is gone
+    early.private_id = f"jobs-tui-early-{os.getpid()}-{os.urandom(6).hex()}"
+    early.client_id = message["id"]
+    early.result = result
+    replayed = {**message, "id": early.private_id}
+    early.replay = json.dumps(replayed, ensure_ascii=False).encode() + b"\n" + rest
+    return early
+
+
+def _is_open(fd: int, stream: Any) -> bool:
+    """The fd is the one Python's std stream was opened on (else it was closed at start
+    and may since name another file: never read or written here)."""
+    try:
+        return stream is not None and stream.fileno() == fd
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _write_all(fd: int, data: bytes) -> bool:
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        return False
+    return True
