@@ -55,20 +55,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_verb(args: argparse.Namespace) -> int:
     """Serve until stdin closes; the session's non-detached jobs die with the server.
 
-    The client's `initialize` is answered before the SDK and the engine are imported
-    (`handshake`): that answer comes in about 2-3 interpreter starts, the rest ~0.5 s later."""
+    The client's `initialize` and a first `tools/list` are answered before the SDK and
+    most of the engine are imported (`handshake`, `early`); the rest ~0.5 s later."""
     import os
 
-    from .handshake import answer_early
+    from .handshake import answer_early, tool_listing
 
     early = answer_early()
-    from .server import Options, run
+    try:
+        if early.expected:  # initialize was answered: a tools/list may come at once
+            early.lines.offer_tools(tool_listing(args.tools))
+        from .server import Options, run
 
-    options = Options(
-        vocabulary=args.tools,
-        session=args.session,
-        registry_dir=args.registry_dir,
-        limit=args.max_output_bytes,
-        cwd=os.getcwd(),
-    )
-    return run(options, early)
+        options = Options(
+            vocabulary=args.tools,
+            session=args.session,
+            registry_dir=args.registry_dir,
+            limit=args.max_output_bytes,
+            cwd=os.getcwd(),
+        )
+        return run(options, early)
+    finally:
+        early.give_back()

@@ -17,12 +17,16 @@ This module must stay light: no asyncio, no pydantic, no mcp, no engine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .early import Lines, claim, write_all
 
 # the SDK's `mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS` (a test keeps them equal)
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -42,6 +46,8 @@ CAPABILITIES: dict[str, Any] = {
     "resources": {"listChanged": False, "subscribe": True},
     "tools": {"listChanged": False},
 }
+READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
+DESTRUCTIVE = {"kill", "clear", "restart", "kill_session"}
 FIRST_LINE_LIMIT = 1 << 20  # a first line longer than this is the SDK's to read
 _NAME = re.compile(r"jobs[-_.]tui-([^-]+)\.(?:dist|egg)-info\Z", re.IGNORECASE)
 
@@ -85,6 +91,36 @@ def initialize_result(requested: str, version: str) -> dict[str, Any]:
         "protocolVersion": requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE,
         "serverInfo": {"name": SERVER_NAME, "title": SERVER_NAME, "version": version},
     }
+
+
+def listed_tool(spec: Any) -> dict[str, Any]:
+    """One `tooltable.ToolSpec` as `tools/list` lists it (the SDK's `Tool` is built from
+    this, so the early answer and the SDK's are one listing)."""
+    tool: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "inputSchema": spec.input_schema,
+        "annotations": {
+            "title": spec.name,
+            "readOnlyHint": spec.target in READ_ONLY,
+            "destructiveHint": spec.target in DESTRUCTIVE,
+            "openWorldHint": False,
+        },
+    }
+    if spec.output_schema is not None:
+        tool["outputSchema"] = spec.output_schema
+    return tool
+
+
+def tool_listing(vocabulary: str) -> list[dict[str, Any]] | None:
+    """The `tools` of `tools/list` for this vocabulary; None if it cannot be built here
+    (then the SDK answers: a listing is never guessed)."""
+    try:
+        from .tooltable import tool_table
+
+        return [listed_tool(spec) for spec in tool_table(vocabulary).values()]
+    except Exception:
+        return None
 
 
 # -- which first lines are answered here ---------------------------------------------
@@ -177,68 +213,71 @@ def _refuse(name: str) -> None:
 # -- the first line ------------------------------------------------------------------
 @dataclass
 class Early:
-    """What the handshake read before the transport took stdin over."""
+    """stdin and stdout as the handshake left them to the transport: claimed (`early.claim`),
+    the first line read (and answered when it was a plain `initialize`), stdin's thread
+    running (`early.Lines`, which may answer a `tools/list` before the SDK is up)."""
 
-    replay: bytes = b""  # to be read before stdin: the first line (private id) and more
-    private_id: str | None = None  # the id the SDK answers the replayed `initialize` under
-    client_id: int | str | None = None
-    result: dict[str, Any] = field(default_factory=dict)  # what the client was sent
-    eof: bool = False  # stdin ended while the first line was read
+    lines: Lines
+    stdout_fd: int
+    restore: list[Callable[[], None]] = field(default_factory=list)
+    # private id -> the result the client was sent for the request replayed under it
+    expected: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def give_back(self) -> None:
+        """fds 0 and 1 as they were (when the session is over)."""
+        for undo in reversed(self.restore):
+            with contextlib.suppress(OSError):
+                undo()
+        self.restore.clear()
 
 
-def answer_early(stdin_fd: int = 0, stdout_fd: int = 1) -> Early:
-    """Read stdin's first line; answer it on stdout if it is a plain `initialize`.
+def answer_early() -> Early:
+    """Claim stdin and stdout, read the first line, and answer it if it is a plain
+    `initialize`; stdin's thread then reads on (see `early.Lines`).
 
     Blocks until the first line (clients write `initialize` as soon as they spawn us);
     SIGINT meanwhile is a KeyboardInterrupt, as it is during the imports that follow."""
-    early = Early()
-    if not _is_open(stdin_fd, sys.stdin) or not _is_open(stdout_fd, sys.stdout):
-        return early  # the transport serves a closed stream as closed: nothing to say
+    restore: list[Callable[[], None]] = []
+    stdin_fd = claim(0, sys.stdin, os.O_RDONLY, restore)
+    stdout_fd = claim(1, sys.stdout, os.O_WRONLY, restore)
+    data, eof = _first_line(stdin_fd)
+    line, newline, rest = data.partition(b"\n")
+    message = _parsed(line[:-1] if line.endswith(b"\r") else line) if newline else None
+    expected: dict[str, dict[str, Any]] = {}
+    prefix = f"jobs-tui-early-{os.getpid()}-{os.urandom(6).hex()}"
+    if stdout_fd >= 0 and plain_initialize(message):
+        result = initialize_result(message["params"]["protocolVersion"], server_version())
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        try:
+            write_all(stdout_fd, json.dumps(answer, ensure_ascii=False).encode() + b"\n")
+        except OSError:
+            pass  # the SDK answers it, and the transport learns stdout is gone
+        else:
+            expected[prefix] = result
+            replayed = {**message, "id": prefix}
+            data = json.dumps(replayed, ensure_ascii=False).encode() + b"\n" + rest
+    lines = Lines(
+        stdin_fd,
+        data,
+        eof,
+        stdout_fd=stdout_fd,
+        expected=expected if expected else None,
+        private_prefix=prefix,
+    )
+    return Early(lines.start(), stdout_fd, restore, expected)  # one `expected`, shared
+
+
+def _first_line(fd: int) -> tuple[bytes, bool]:
+    """(what was read up to and including the first newline or more, whether stdin ended)."""
+    if fd < 0:
+        return b"", True
     data = bytearray()
     try:
-        os.set_blocking(stdin_fd, True)  # a launcher's O_NONBLOCK (the transport clears it too)
         while b"\n" not in data and len(data) <= FIRST_LINE_LIMIT:
-            chunk = os.read(stdin_fd, 1 << 16)
+            chunk = os.read(fd, 1 << 16)
             if not chunk:
-                early.eof = True
-                break
+                return bytes(data), True
             data += chunk
     except OSError:
-        early.eof = True
-    early.replay = bytes(data)
-    line, newline, rest = early.replay.partition(b"\n")
-    if not newline:
-        return early
-    message = _parsed(line[:-1] if line.endswith(b"\r") else line)
-    if not plain_initialize(message):
-        return early
-    result = initialize_result(message["params"]["protocolVersion"], server_version())
-    answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-    if not _write_all(stdout_fd, json.dumps(answer, ensure_ascii=False).encode() + b"\n"):
-        return early  # the SDK answers it, and the transport learns stdout is gone
-    early.private_id = f"jobs-tui-early-{os.getpid()}-{os.urandom(6).hex()}"
-    early.client_id = message["id"]
-    early.result = result
-    replayed = {**message, "id": early.private_id}
-    early.replay = json.dumps(replayed, ensure_ascii=False).encode() + b"\n" + rest
-    return early
-
-
-def _is_open(fd: int, stream: Any) -> bool:
-    """The fd is the one Python's std stream was opened on (else it was closed at start
-    and may since name another file: never read or written here)."""
-    try:
-        return stream is not None and stream.fileno() == fd
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def _write_all(fd: int, data: bytes) -> bool:
-    try:
-        os.set_blocking(fd, True)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:
-        return False
-    return True
+        return bytes(data), True
+    return bytes(data), False

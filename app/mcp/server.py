@@ -32,7 +32,7 @@ from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from ..errors import EXIT_INTERRUPTED
-from .handshake import INSTRUCTIONS, SERVER_NAME, Early, server_version
+from .handshake import INSTRUCTIONS, SERVER_NAME, Early, listed_tool, server_version
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
@@ -47,8 +47,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("jobs_tui.mcp")
 
 PROGRESS_INTERVAL_S = 1.0
-READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
-DESTRUCTIVE = {"kill", "clear", "restart", "kill_session"}
 
 
 @dataclass(frozen=True)
@@ -260,19 +258,7 @@ class JobsMcp:
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
-    annotations = types.ToolAnnotations(
-        title=spec.name,
-        read_only_hint=spec.target in READ_ONLY,
-        destructive_hint=spec.target in DESTRUCTIVE,
-        open_world_hint=False,
-    )
-    return types.Tool(
-        name=spec.name,
-        description=spec.description,
-        input_schema=spec.input_schema,
-        output_schema=spec.output_schema,
-        annotations=annotations,
-    )
+    return types.Tool.model_validate(listed_tool(spec))  # the listing the handshake serves
 
 
 def _error(text: str, structured: dict[str, Any] | None = None) -> types.CallToolResult:

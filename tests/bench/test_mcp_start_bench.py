@@ -129,7 +129,8 @@ def test_initialize_answer_against_an_interpreter_start(bench_root: Path) -> Non
     cwd = str(bench_root)
     sides = {name: [*cli, "mcp", "--registry-dir", str(bench_root / "start-reg")]}
     if AB_DIR:
-        boot = "import sys; sys.path.insert(0, sys.argv.pop(1)); from jobs_tui.app.cli import main; "
+        boot = "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+        boot += "from jobs_tui.app.cli import main; "
         sides["other code"] = [
             sys.executable,
             "-c",

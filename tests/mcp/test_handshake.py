@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from jobs_tui.app.mcp import handshake
+from jobs_tui.app.mcp import early, handshake
 from jobs_tui.app.mcp.server import JobsMcp, Options
 from jobs_tui.app.mcp.stdio import _encoded
 from jobs_tui.app.mcp.wire import check_line
@@ -63,13 +63,15 @@ def test_the_static_facts_are_the_sdks_and_the_packages():
     assert handshake.server_version() == version("jobs-tui")
 
 
-async def _sdk_answers(tmp_path: Any, requests: list[dict]) -> list[dict]:
+async def _sdk_answers(
+    tmp_path: Any, requests: list[dict], then: dict | None = None, vocabulary: str = "job"
+) -> list[dict]:
     """The SDK server of `JobsMcp`, in this process, answering each `initialize` on a
-    connection of its own."""
+    connection of its own (and `then` after it, whose answer is the last one)."""
     manager = JobManager(cwd=str(tmp_path), registry_dir=str(tmp_path / "registry"))
     answers = []
     for request in requests:
-        app = JobsMcp(manager, Options(cwd=str(tmp_path)))
+        app = JobsMcp(manager, Options(vocabulary=vocabulary, cwd=str(tmp_path)))
         to_server, server_reads = anyio.create_memory_object_stream[Any](4)
         server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](4)
         async with anyio.create_task_group() as group:
@@ -80,6 +82,12 @@ async def _sdk_answers(tmp_path: Any, requests: list[dict]) -> list[dict]:
             await to_server.send(SessionMessage(message))
             with anyio.fail_after(10):
                 answers.append(json.loads(_encoded(await from_server.receive())))
+            if then is not None:
+                followed = check_line(json.dumps(then).encode())
+                assert isinstance(followed, types.JSONRPCRequest)
+                await to_server.send(SessionMessage(followed))
+                with anyio.fail_after(10):
+                    answers.append(json.loads(_encoded(await from_server.receive())))
             await to_server.aclose()
             group.cancel_scope.cancel()
     return answers
@@ -96,6 +104,28 @@ async def test_the_early_answer_is_the_sdks_for_every_protocol_version(tmp_path,
         params = request["params"]
         ours = handshake.initialize_result(params["protocolVersion"], handshake.server_version())
         assert answer == {"jsonrpc": "2.0", "id": 1, "result": ours}
+
+
+@pytest.mark.parametrize("vocabulary", ["job", "exec_command", "process"])
+async def test_the_early_tools_list_is_the_sdks(tmp_path, vocabulary):
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    assert early.plain_tools_list(listing) and early.plain_tools_list({**listing, "params": {}})
+    answers = await _sdk_answers(
+        tmp_path, [_initialize("2025-11-25", {})], then=listing, vocabulary=vocabulary
+    )
+    assert answers[-1] == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {"tools": handshake.tool_listing(vocabulary)},
+    }
+
+
+def test_a_tools_list_with_a_cursor_or_meta_is_left_to_the_sdk():
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    assert not early.plain_tools_list({**listing, "params": {"cursor": "x"}})
+    assert not early.plain_tools_list({**listing, "params": {"_meta": {"progressToken": 1}}})
+    assert not early.plain_tools_list({**listing, "id": None})
+    assert not early.plain_tools_list({**listing, "method": "tools/call"})
 
 
 _OBJECT = st.dictionaries(st.text(max_size=5), st.booleans() | st.integers(), max_size=2)
@@ -247,10 +277,10 @@ def test_the_early_answer_does_not_wait_for_the_sdk(project):
     code = (
         "import sys\n"
         "from jobs_tui.app.mcp.handshake import answer_early\n"
-        "early = answer_early()\n"
+        "done = answer_early()\n"
         "heavy = sorted(m for m in ('mcp', 'mcp_types', 'pydantic', 'asyncio', 'anyio')"
         " if m in sys.modules)\n"
-        "print('HEAVY', heavy, early.private_id is not None, file=sys.stderr)\n"
+        "print('HEAVY', heavy, bool(done.expected), file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
