@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -240,7 +241,7 @@ def answer_early() -> Early:
     restore: list[Callable[[], None]] = []
     stdin_fd = claim(0, sys.stdin, os.O_RDONLY, restore)
     stdout_fd = claim(1, sys.stdout, os.O_WRONLY, restore)
-    data, eof = _first_line(stdin_fd)
+    data, eof = _first_line(stdin_fd, stdout_fd)
     line, newline, rest = data.partition(b"\n")
     message = _parsed(line[:-1] if line.endswith(b"\r") else line) if newline else None
     expected: dict[str, dict[str, Any]] = {}
@@ -267,13 +268,23 @@ def answer_early() -> Early:
     return Early(lines.start(), stdout_fd, restore, expected)  # one `expected`, shared
 
 
-def _first_line(fd: int) -> tuple[bytes, bool]:
-    """(what was read up to and including the first newline or more, whether stdin ended)."""
+def _first_line(fd: int, out_fd: int) -> tuple[bytes, bool]:
+    """(what was read up to and including the first newline or more, whether stdin ended).
+
+    A stdout whose reader left meanwhile (POLLERR, POLLHUP) stops the wait: the
+    transport's watcher then ends the session at once, as it does later on."""
     if fd < 0:
         return b"", True
     data = bytearray()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    if out_fd >= 0:
+        poller.register(out_fd, 0)  # errors and hang-ups are reported whatever is asked
     try:
         while b"\n" not in data and len(data) <= FIRST_LINE_LIMIT:
+            events = dict(poller.poll())
+            if out_fd in events and out_fd != fd:
+                return bytes(data), False
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return bytes(data), True

@@ -36,7 +36,7 @@ from .handshake import INSTRUCTIONS, SERVER_NAME, Early, listed_tool, server_ver
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
-from .stdio import stdio_transport
+from .stdio import Interrupt, stdio_transport
 from .tooltable import ToolSpec, tool_table
 
 if TYPE_CHECKING:
@@ -99,21 +99,20 @@ class JobsMcp:
             self.notifier.attach(ctx.session)
         return await call_next(ctx)
 
-    async def run_stdio(self, early: Early | None = None) -> int:
+    async def run_stdio(self, early: Early | None = None, sigint: Interrupt | None = None) -> int:
         """Serve until stdin closes, stdout is gone or SIGINT; 1 if writing stdout failed
         (not the client leaving: a full disk, an I/O error), 130 after SIGINT."""
         loop = asyncio.get_running_loop()
+        if sigint is None:
+            sigint = _on_sigint()
         notifier = loop.create_task(self.notifier.run())
         try:
             async with stdio_transport(early=early) as wire:
-                # SIGINT (what Claude Code sends first on every shutdown) ends the session
-                # as a closed stdin does, and stays installed until the loop closes, so a
-                # second one cannot cut short the close that kills the session's jobs
-                loop.add_signal_handler(signal.SIGINT, wire.interrupt)
+                sigint.serving(wire)  # SIGINT ends the session as a closed stdin does
                 await self.server.run(
                     wire.read_stream, wire.write_stream, self.server.create_initialization_options()
                 )
-            if wire.interrupted:
+            if sigint.seen:
                 return EXIT_INTERRUPTED
             return 1 if wire.failed else 0
         finally:
@@ -299,6 +298,7 @@ async def serve(options: Options, early: Early | None = None) -> int:
 
     from ..session import unusable_registry
 
+    sigint = _on_sigint()  # from here on, not asyncio's KeyboardInterrupt
     session, persistent = session_of(options)
     manager = JobManager(
         cwd=options.cwd,
@@ -313,12 +313,19 @@ async def serve(options: Options, early: Early | None = None) -> int:
             raise
         raise unusable_registry(exc, str(manager.dir), options.registry_dir) from exc
     manager.install_signal_handlers()
-    app = JobsMcp(manager, options)
     try:
-        return await app.run_stdio(early)
+        if sigint.seen:
+            return EXIT_INTERRUPTED  # before the transport was up: nothing to serve
+        return await JobsMcp(manager, options).run_stdio(early, sigint)
     finally:
         with anyio.CancelScope(shield=True):
             await manager.close()  # non-detached jobs of a non-persistent session die here
+
+
+def _on_sigint() -> Interrupt:
+    sigint = Interrupt()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, sigint)
+    return sigint
 
 
 def run(options: Options, early: Early | None = None) -> int:

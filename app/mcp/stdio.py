@@ -73,10 +73,31 @@ class Transport:
     def interrupt(self) -> None:
         """SIGINT: end as on a closed stdin (in-flight calls cancelled, the session closed
         with its jobs); a second SIGINT while that runs changes nothing."""
-        if not self.interrupted:
-            self.interrupted = True
-            logger.warning("interrupted (SIGINT): ending the session")
+        self.interrupted = True
         self.reading.cancel()
+
+
+@dataclass
+class Interrupt:
+    """The SIGINT handler of the server's whole async life (Claude Code sends SIGINT first
+    on every shutdown). Before the transport is up it is remembered (the session opens
+    only to close); then it ends the transport. It stays installed until the loop closes,
+    so a second SIGINT cannot cut short the close that kills the session's jobs."""
+
+    seen: bool = False
+    transport: Transport | None = None
+
+    def __call__(self) -> None:
+        if not self.seen:
+            logger.warning("interrupted (SIGINT): ending the session")
+        self.seen = True
+        if self.transport is not None:
+            self.transport.interrupt()
+
+    def serving(self, transport: Transport) -> None:
+        self.transport = transport
+        if self.seen:
+            transport.interrupt()
 
 
 @contextlib.asynccontextmanager

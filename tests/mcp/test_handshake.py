@@ -292,3 +292,22 @@ def test_the_early_answer_does_not_wait_for_the_sdk(project):
     assert done.returncode == 0, done.stderr
     assert b"HEAVY [] True" in done.stderr, done.stderr
     assert json.loads(done.stdout)["result"]["serverInfo"]["version"] == version("jobs-tui")
+
+
+def test_a_client_that_closes_stdout_before_the_first_line_ends_the_server(project):
+    """The handshake waits for the first line, but not on a stdout nobody reads any more."""
+    cwd, registry = project
+    server = _spawn(cwd, registry)
+    assert server.stdout is not None and server.stderr is not None
+    try:
+        server.stdout.close()
+        code = server.wait(timeout=20)
+        said = server.stderr.read().decode()
+        assert code == 0 and "Traceback" not in said, said
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        for stream in (server.stdin, server.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
