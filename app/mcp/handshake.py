@@ -50,7 +50,7 @@ CAPABILITIES: dict[str, Any] = {
 READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
 DESTRUCTIVE = {"kill", "clear", "restart", "kill_session"}
 FIRST_LINE_LIMIT = 1 << 20  # a first line longer than this is the SDK's to read
-_NAME = re.compile(r"jobs[-_.]tui-([^-]+)\.(?:dist|egg)-info\Z", re.IGNORECASE)
+_NAME = re.compile(r"jobs[-_.]tui(?:-[^-]+)?\.(?:dist|egg)-info\Z", re.IGNORECASE)
 
 
 def server_version() -> str:
@@ -67,7 +67,12 @@ def server_version() -> str:
                 found = _metadata_version(os.path.join(entry or ".", name))
                 if found:
                     return found
-    return "0"
+    from importlib.metadata import PackageNotFoundError, version  # a zip, an odd layout
+
+    try:
+        return version("jobs-tui")
+    except PackageNotFoundError:
+        return "0"
 
 
 def _metadata_version(directory: str) -> str | None:
