@@ -2,7 +2,8 @@
 
 Modules: `tooltable` (tools derived from the published schemas), `shaping` (output a model
 can use), `notify` (finish messages, resource updates), `resources` (`jobs://...`),
-`server` (the SDK server and the session), `stdio` (the transport: every line answered, a
+`server` (the SDK server and the session), `handshake` (the `initialize` answer, given
+before the SDK is imported), `stdio` (the transport: every line answered, a
 dead stdout ends the session), `wire` (each line checked: the JSON-RPC error it gets).
 This module only declares the verb's options, so parsing a command line never imports
 the SDK.
@@ -52,16 +53,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_verb(args: argparse.Namespace) -> int:
-    """Serve until stdin closes; the session's non-detached jobs die with the server."""
+    """Serve until stdin closes; the session's non-detached jobs die with the server.
+
+    The client's `initialize` and a first `tools/list` are answered before the SDK and
+    most of the engine are imported (`handshake`, `early`); the rest ~0.5 s later."""
     import os
 
-    from .server import Options, run
+    from .handshake import answer_early, tool_listing
 
-    options = Options(
-        vocabulary=args.tools,
-        session=args.session,
-        registry_dir=args.registry_dir,
-        limit=args.max_output_bytes,
-        cwd=os.getcwd(),
-    )
-    return run(options)
+    early = answer_early()
+    try:
+        if early.expected:  # initialize was answered: a tools/list may come at once
+            early.lines.offer_tools(tool_listing(args.tools))
+        from .server import Options, run
+
+        options = Options(
+            vocabulary=args.tools,
+            session=args.session,
+            registry_dir=args.registry_dir,
+            limit=args.max_output_bytes,
+            cwd=os.getcwd(),
+        )
+        return run(options, early)
+    finally:
+        early.give_back()

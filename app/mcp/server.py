@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
 import time
 import warnings
@@ -31,11 +32,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
+from ..errors import EXIT_INTERRUPTED
+from .handshake import INSTRUCTIONS, SERVER_NAME, Early, listed_tool, server_version
 from .modelview import model_result
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, outcome, shape_details, vocabulary_text
-from .stdio import stdio_transport
+from .stdio import Interrupt, stdio_transport
 from .tooltable import ToolSpec, tool_table
 
 if TYPE_CHECKING:
@@ -46,16 +49,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("jobs_tui.mcp")
 
 PROGRESS_INTERVAL_S = 1.0
-READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
-DESTRUCTIVE = {"kill", "clear", "restart", "kill_session"}
-INSTRUCTIONS = (
-    "jobs-tui runs shell commands as durable background jobs (own process group, tree "
-    "kill, rotating logs, exact exit codes). Start long commands with job_start instead of "
-    "running them in the foreground; you get a log notification when each finishes, so do "
-    "not poll: use job_wait (optionally `until` a regex matches a line) or carry on. Read "
-    "output with job_logs (grep, since). All output is sanitized and bounded. The person "
-    "beside you sees the same jobs live in `jobs-tui`."
-)
 
 
 @dataclass(frozen=True)
@@ -65,15 +58,6 @@ class Options:
     registry_dir: str | None = None
     limit: int = DEFAULT_LIMIT
     cwd: str = "."
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("jobs-tui")
-    except PackageNotFoundError:
-        return "0"
 
 
 class JobsMcp:
@@ -94,9 +78,9 @@ class JobsMcp:
         with warnings.catch_warnings():  # logging is deprecated only for 2026-07-28 clients
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             self.server: Server[Any] = Server(
-                "jobs-tui",
-                version=_version(),
-                title="jobs-tui",
+                SERVER_NAME,
+                version=server_version(),
+                title=SERVER_NAME,
                 instructions=INSTRUCTIONS,
                 on_list_tools=self._list_tools,
                 on_call_tool=self._call_tool,
@@ -117,15 +101,21 @@ class JobsMcp:
             self.notifier.attach(ctx.session)
         return await call_next(ctx)
 
-    async def run_stdio(self) -> int:
-        """Serve until stdin closes or stdout is gone; 1 if writing stdout failed (not the
-        client leaving: a full disk, an I/O error)."""
-        notifier = asyncio.get_running_loop().create_task(self.notifier.run())
+    async def run_stdio(self, early: Early | None = None, sigint: Interrupt | None = None) -> int:
+        """Serve until stdin closes, stdout is gone or SIGINT; 1 if writing stdout failed
+        (not the client leaving: a full disk, an I/O error), 130 after SIGINT."""
+        loop = asyncio.get_running_loop()
+        if sigint is None:
+            sigint = _on_sigint()
+        notifier = loop.create_task(self.notifier.run())
         try:
-            async with stdio_transport() as wire:
+            async with stdio_transport(early=early) as wire:
+                sigint.serving(wire)  # SIGINT ends the session as a closed stdin does
                 await self.server.run(
                     wire.read_stream, wire.write_stream, self.server.create_initialization_options()
                 )
+            if sigint.seen:
+                return EXIT_INTERRUPTED
             return 1 if wire.failed else 0
         finally:
             notifier.cancel()
@@ -268,19 +258,7 @@ class JobsMcp:
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
-    annotations = types.ToolAnnotations(
-        title=spec.name,
-        read_only_hint=spec.target in READ_ONLY,
-        destructive_hint=spec.target in DESTRUCTIVE,
-        open_world_hint=False,
-    )
-    return types.Tool(
-        name=spec.name,
-        description=spec.description,
-        input_schema=spec.input_schema,
-        output_schema=spec.output_schema,
-        annotations=annotations,
-    )
+    return types.Tool.model_validate(listed_tool(spec))  # the listing the handshake serves
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -315,11 +293,12 @@ def session_of(options: Options) -> tuple[str, bool]:
     return f"mcp-{os.getpid()}", False
 
 
-async def serve(options: Options) -> int:
+async def serve(options: Options, early: Early | None = None) -> int:
     from jobs_tui.engine import JobError, JobManager
 
     from ..session import unusable_registry
 
+    sigint = _on_sigint()  # from here on, not asyncio's KeyboardInterrupt
     session, persistent = session_of(options)
     manager = JobManager(
         cwd=options.cwd,
@@ -334,16 +313,23 @@ async def serve(options: Options) -> int:
             raise
         raise unusable_registry(exc, str(manager.dir), options.registry_dir) from exc
     manager.install_signal_handlers()
-    app = JobsMcp(manager, options)
     try:
-        return await app.run_stdio()
+        if sigint.seen:
+            return EXIT_INTERRUPTED  # before the transport was up: nothing to serve
+        return await JobsMcp(manager, options).run_stdio(early, sigint)
     finally:
         with anyio.CancelScope(shield=True):
             await manager.close()  # non-detached jobs of a non-persistent session die here
 
 
-def run(options: Options) -> int:
+def _on_sigint() -> Interrupt:
+    sigint = Interrupt()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, sigint)
+    return sigint
+
+
+def run(options: Options, early: Early | None = None) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="jobs-tui mcp: %(message)s"
     )
-    return asyncio.run(serve(options))
+    return asyncio.run(serve(options, early))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import fcntl
 import logging
 import os
 import queue
@@ -36,12 +35,13 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from .early import Lines, claim
+from .handshake import Early
 from .wire import INTERNAL_ERROR, Refusal, check_line
 
 logger = logging.getLogger("jobs_tui.mcp")
 
 _CLIENT_LEFT = {errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.ESHUTDOWN}
-_LINES_AHEAD = 16  # lines read ahead of the server: a flooding client waits, memory doesn't grow
 
 
 @dataclass
@@ -53,6 +53,7 @@ class Transport:
     stdout_gone: str | None = None
     stdout_error: OSError | None = None
     stdin_closed: bool = False
+    interrupted: bool = False
     reading: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
     @property
@@ -69,20 +70,58 @@ class Transport:
             logger.warning("stdout %s: ending the session", why)
         self.reading.cancel()
 
+    def interrupt(self) -> None:
+        """SIGINT: end as on a closed stdin (in-flight calls cancelled, the session closed
+        with its jobs); a second SIGINT while that runs changes nothing."""
+        self.interrupted = True
+        self.reading.cancel()
+
+
+@dataclass
+class Interrupt:
+    """The SIGINT handler of the server's whole async life (Claude Code sends SIGINT first
+    on every shutdown). Before the transport is up it is remembered (the session opens
+    only to close); then it ends the transport. It stays installed until the loop closes,
+    so a second SIGINT cannot cut short the close that kills the session's jobs."""
+
+    seen: bool = False
+    transport: Transport | None = None
+
+    def __call__(self) -> None:
+        if not self.seen:
+            logger.warning("interrupted (SIGINT): ending the session")
+        self.seen = True
+        if self.transport is not None:
+            self.transport.interrupt()
+
+    def serving(self, transport: Transport) -> None:
+        self.transport = transport
+        if self.seen:
+            transport.interrupt()
+
 
 @contextlib.asynccontextmanager
 async def stdio_transport(
-    stdin_fd: int | None = None, stdout_fd: int | None = None, *, watch: bool = True
+    stdin_fd: int | None = None,
+    stdout_fd: int | None = None,
+    *,
+    watch: bool = True,
+    early: Early | None = None,
 ) -> AsyncIterator[Transport]:
     """Serve over the process's stdin and stdout (or the fds given, used in place);
-    `watch=False` leaves a closed stdout to be found by the next write alone."""
+    `watch=False` leaves a closed stdout to be found by the next write alone. `early` is
+    what `handshake.answer_early` read (and perhaps answered) before: read first."""
     restore: list[Callable[[], None]] = []
     try:
-        if stdin_fd is None:
-            stdin_fd = _claim(0, sys.stdin, os.O_RDONLY, restore)
-        if stdout_fd is None:
-            stdout_fd = _claim(1, sys.stdout, os.O_WRONLY, restore)
-        async with _serving(stdin_fd, stdout_fd, watch) as transport:
+        if early is None:
+            if stdin_fd is None:
+                stdin_fd = claim(0, sys.stdin, os.O_RDONLY, restore)
+            if stdout_fd is None:
+                stdout_fd = claim(1, sys.stdout, os.O_WRONLY, restore)
+            lines, expected = Lines(stdin_fd).start(), {}
+        else:
+            lines, stdout_fd, expected = early.lines, early.stdout_fd, early.expected
+        async with _serving(lines, stdout_fd, watch, expected) as transport:
             yield transport
     finally:
         for undo in reversed(restore):
@@ -90,47 +129,17 @@ async def stdio_transport(
                 undo()
 
 
-def _claim(fd: int, stream: Any, mode: int, restore: list[Callable[[], None]]) -> int:
-    """A private, blocking duplicate of fd, and fd pointed elsewhere until `restore` runs.
-
-    An fd that was closed when the process started (Python's sys stream is then None, and
-    the fd may since name one of the engine's files) is never touched: -1 is served
-    instead, whose first read is EOF and whose first write fails, ending the session."""
-    try:
-        if stream is None or stream.fileno() != fd:
-            return -1
-        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-    except (OSError, ValueError, AttributeError):
-        return -1
-    with contextlib.suppress(OSError):  # a launcher's O_NONBLOCK would read as EOF here
-        os.set_blocking(private, True)
-    try:
-        aside = os.open(os.devnull, mode) if mode == os.O_RDONLY else os.dup(2)
-    except OSError:
-        return private  # not diverted: a stray print could reach the wire, nothing worse
-    try:
-        os.dup2(aside, fd)
-    except OSError:
-        return private
-    finally:
-        os.close(aside)
-    # the private fd is never closed: a daemon thread may still block on it
-    restore.append(lambda: os.dup2(private, fd))
-    return private
-
-
 @contextlib.asynccontextmanager
-async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[Transport]:
+async def _serving(
+    lines: Lines, stdout_fd: int, watch: bool, expected: dict[str, dict[str, Any]]
+) -> AsyncIterator[Transport]:
     loop = asyncio.get_running_loop()
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     transport = Transport(read_receive, write_send)
-    lines = _Lines(stdin_fd, loop)
+    lines.attach(loop)  # nothing is answered early from here on: the writer's turn
     writer = _Writer(stdout_fd, loop)
-    threads = [
-        threading.Thread(target=lines.run, name="mcp stdin"),
-        threading.Thread(target=writer.run, name="mcp stdout"),
-    ]
+    threads = [threading.Thread(target=writer.run, name="mcp stdout")]
     wake: int | None = None
     if watch and stdout_fd >= 0:  # -1 (closed at start): its first write says so
         wake_read, wake = os.pipe()
@@ -165,6 +174,10 @@ async def _serving(stdin_fd: int, stdout_fd: int, watch: bool) -> AsyncIterator[
     async def send() -> None:
         async with write_receive:
             async for message in write_receive:  # drained to the end, even once stdout is gone
+                answered = _answer_id(message) if expected else None
+                if answered is not None and answered in expected:
+                    _compare_early(message, expected.pop(answered))  # the client has ours
+                    continue
                 await write(_encoded(message))
 
     try:
@@ -209,57 +222,30 @@ def _encoded(message: SessionMessage) -> bytes:
         return Refusal(INTERNAL_ERROR, why, request_id).line()
 
 
+def _answer_id(message: SessionMessage) -> str | None:
+    answer = message.message
+    replies = types.JSONRPCResponse | types.JSONRPCError
+    return answer.id if isinstance(answer, replies) and isinstance(answer.id, str) else None
+
+
+def _compare_early(message: SessionMessage, result: dict[str, Any]) -> None:
+    """The SDK's answer to a replayed request must be the one the client got early."""
+    import json
+
+    try:
+        sent = json.loads(_encoded(message) or b"null")
+    except ValueError:
+        sent = None
+    if not isinstance(sent, dict) or sent.get("result") != result:
+        logger.warning(
+            "an early answer differs from the SDK's (please report): sent %s, the SDK's %s",
+            json.dumps(result, sort_keys=True)[:4000],
+            json.dumps(sent, sort_keys=True)[:4000],
+        )
+
+
 def _gone_callback(transport: Transport) -> Callable[[], None]:
     return lambda: transport.end("closed by the client")
-
-
-class _Lines:
-    """stdin's lines, read by a thread that never waits on the loop: it waits for room
-    (at most `_LINES_AHEAD` lines ahead of the server) and then only on stdin itself."""
-
-    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
-        self.fd = fd
-        self.loop = loop
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()  # room bounds it
-        self.room = threading.Semaphore(_LINES_AHEAD)
-        self.stopped = False
-
-    async def get(self) -> bytes | None:
-        """The next line, None at EOF."""
-        line = await self.queue.get()
-        self.room.release()
-        return line
-
-    def stop(self) -> None:
-        self.stopped = True
-        self.room.release()
-
-    def run(self) -> None:
-        try:
-            self._read_all()
-        finally:  # whatever ended it (EOF, an error, even a bug), the server sees EOF
-            with contextlib.suppress(RuntimeError):  # unless the loop is already closed
-                self.loop.call_soon_threadsafe(self.queue.put_nowait, None)
-
-    def _read_all(self) -> None:
-        try:
-            stream = open(self.fd, "rb", closefd=False)  # noqa: SIM115 - the fd outlives us
-        except (OSError, ValueError):  # -1: stdin was closed when the process started
-            return
-        while True:
-            self.room.acquire()
-            if self.stopped:
-                return
-            try:
-                line = stream.readline()
-            except (OSError, ValueError):
-                return
-            if not line:
-                return
-            try:
-                self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
-            except RuntimeError:  # the loop is closed: nobody reads any more
-                return
 
 
 class _Writer:

@@ -265,7 +265,7 @@ async def test_a_write_error_that_is_not_the_client_leaving_marks_the_transport_
 async def test_a_std_stream_closed_at_start_is_never_claimed_and_ends_the_session():
     """Python makes sys.stdin/sys.stdout None when fd 0/1 were closed at start; that fd
     may since name one of the engine's files, so it is left alone and -1 served."""
-    from jobs_tui.app.mcp.stdio import _claim
+    from jobs_tui.app.mcp.early import claim as _claim
 
     restore: list = []
     assert _claim(0, None, os.O_RDONLY, restore) == -1 and restore == []
