@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .source import LogFollow
-from .terminal_model import Cell, Line, TermModel
+from jobs_tui.term.model import Cell, Line, TermModel
 from .terminal_replay import LivePump
 
 ANSI_NAMES = {
