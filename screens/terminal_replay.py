@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.logwatch import LogWatch
-
 from jobs_tui.term.model import TermModel
 
 if TYPE_CHECKING:
