@@ -68,6 +68,10 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
+    from .ttylogs import renders, tty_logs
+
+    if renders(args, jm.get(args.id).tty) and not args.follow:
+        return await tty_logs(jm, args)
     if args.grep is not None:
         from .logsearch import grep
 

@@ -1,0 +1,65 @@
+"""A terminal (`tty`) job's output read as text at the command line and the MCP server:
+rendered through the terminal pane's emulator (`jobs_tui.term`), never the raw bytes.
+
+pyte and the emulator are imported when a terminal job is read, not before: the other
+verbs and the server's start do not pay for them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from jobs_tui.engine import JobError
+from jobs_tui.engine.rawtail import (
+    LAST_LINE_BYTES,
+    RAW_TAIL_BYTES,
+    RawTail,
+    raw_tail,
+    record_tail,
+)
+
+if TYPE_CHECKING:
+    from jobs_tui.engine import JobManager
+    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.paths import RegistryPaths
+
+
+def render_lines(tail: RawTail) -> list[str]:
+    """The rows a terminal shows for `tail` (the `TtyRenderer` the tools are given)."""
+    from jobs_tui.term.text import render
+
+    return render(tail.data, tail.cols, tail.rows, whole=tail.whole).lines
+
+
+async def screen_lines(jm: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES) -> list[str]:
+    """A terminal job's output as rows of text (its log's last `cap` bytes rendered)."""
+    return render_lines(await raw_tail(jm, job_id, cap))
+
+
+def last_of(lines: list[str]) -> str:
+    """The last non-blank row, its runs of blanks made one (as `record.last_line` is)."""
+    for line in reversed(lines):
+        if line.strip():
+            return " ".join(line.split())
+    return ""
+
+
+def shown_last_line(paths: RegistryPaths, record: JobRecord) -> JobRecord:
+    """`record` with the last line a terminal shows when it is a terminal job (a copy;
+    the record as it is otherwise, or when its log cannot be read). Blocking: a read of
+    LAST_LINE_BYTES and their emulation, a few ms."""
+    if not record.tty:
+        return record
+    try:
+        line = last_of(render_lines(record_tail(paths, record, LAST_LINE_BYTES)))
+    except (JobError, OSError):
+        return record
+    return dataclasses.replace(record, last_line=line)
+
+
+def shown_last_lines(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
+    """`records`, the terminal jobs' last lines as their terminals show them."""
+    if not any(r.tty for r in records):
+        return records
+    return [shown_last_line(paths, r) for r in records]

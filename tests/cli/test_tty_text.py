@@ -1,0 +1,65 @@
+"""A terminal job's output read as text is what its terminal shows (issue 23, item F):
+`logs` renders it through the terminal pane's emulator, `--raw` gives the bytes, and the
+last line is a real screen row, not the escape soup of a full-screen program."""
+
+from __future__ import annotations
+
+from .conftest import Cli
+
+# A vim-like session on a real PTY: the alternate screen, vim's width probe (a `▽`
+# drawn, its cursor position asked for, then cleared), `~` rows, a status line.
+VIM_LIKE = (
+    "printf '$ vim notes.txt\\r\\n'; "
+    "printf '\\033[?1049h\\033[>4;2m\\033[?1h\\033=\\033[H\\033[2J'; "
+    "printf '\\342\\226\\275\\033[6n\\033[H\\033[2J'; "
+    "for r in $(seq 2 23); do printf '\\033[%d;1H~\\033[K' $r; done; "
+    'printf \'\\033[1;1Hhello notes\\033[24;1H"notes.txt" [New]'
+    "\\033[24;63H0,0-1\\033[24;76HAll\\033[1;1H'"
+)
+STATUS = '"notes.txt" [New] 0,0-1 All'
+
+
+def _vim_job(cli: Cli) -> None:
+    cli.ok("start", "--tty", "--label", "vim", "--", VIM_LIKE)
+    assert cli("wait", "j1", "--timeout-ms", "60000").code == 0
+
+
+def test_logs_of_a_terminal_job_are_its_screen_and_raw_is_its_bytes(cli: Cli):
+    _vim_job(cli)
+    out = cli.ok("logs", "j1").out
+    rows = out.rstrip("\n").split("\n")
+    assert "\x1b" not in out and "▽" not in out, out
+    assert rows[0] == "hello notes", rows
+    assert rows[1:-1] == ["~"] * 22, rows  # one `~` a row, never `~      ~`
+    assert " ".join(rows[-1].split()) == STATUS
+    last = cli.ok("logs", "j1", "--lines", "1").out.splitlines()
+    assert last[0] == "… 23 earlier lines" and last[1].split() == STATUS.split()
+    page = cli.ok("logs", "j1", "--offset", "1", "--limit", "2", "--json").json()
+    assert page["logs"] == "~\n~\n" and page["rendered"] is True and page["totalLines"] == 24
+
+    raw = cli.ok("logs", "j1", "--raw").out
+    assert "\x1b[?1049h" in raw and "▽" in raw and "~\x1b[K" in raw
+    as_json = cli.ok("logs", "j1", "--raw", "--json").json()
+    assert as_json["raw"] is True and "\x1b[6n" in as_json["logs"]
+
+
+def test_the_last_line_of_a_terminal_job_is_a_row_of_its_screen(cli: Cli):
+    _vim_job(cli)
+    job = cli.ok("status", "j1", "--json").json()["job"]
+    assert job["lastLine"] == STATUS
+    listed = cli.ok("list", "--json").json()["jobs"]
+    assert [j["lastLine"] for j in listed] == [STATUS]
+
+
+def test_raw_refuses_what_it_cannot_go_with(cli: Cli):
+    _vim_job(cli)
+    for flag in (["--grep", "x"], ["--follow"], ["--offset", "1"]):
+        result = cli("logs", "j1", "--raw", *flag)
+        assert result.code == 2 and "--raw cannot be combined with" in result.err, result
+
+
+def test_a_plain_job_is_read_as_before_and_raw_gives_its_bytes(cli: Cli):
+    cli.ok("start", "--", "printf 'a\\033[31mred\\033[0m\\nb\\n'")
+    assert cli("wait", "j1").code == 0
+    assert cli.ok("logs", "j1").out == "ared\nb\n"
+    assert cli.ok("logs", "j1", "--raw").out == "a\x1b[31mred\x1b[0m\nb\n"
