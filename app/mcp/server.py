@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
+from ..ttytext import render_lines
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
@@ -81,7 +82,7 @@ class JobsMcp:
         self.jm = manager
         self.options = options
         self.tools = tool_table(options.vocabulary)
-        self.job_tools = JobTools(manager)
+        self.job_tools = JobTools(manager, render=render_lines)  # tty jobs: their screen
         self.adapter: Any = {
             "job": self.job_tools,
             "exec_command": ExecCommandTools(manager),

@@ -1,0 +1,42 @@
+"""MCP `job_logs` of a terminal job is what its terminal shows (issue 23, item F): a model
+never reads vim's `~` soup or its width probe; `raw: true` gives the bytes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from tests.cli.test_tty_text import STATUS, VIM_LIKE
+
+from .conftest import ENTRY, serve
+
+
+def _cli(registry: str, cwd: str, *words: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, JOBS_TUI_REGISTRY_DIR=registry)
+    done = subprocess.run(
+        [*ENTRY, *words], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+    )
+    assert done.returncode == 0, done
+    return done
+
+
+async def test_job_logs_of_a_terminal_job_are_its_screen(project):
+    cwd, registry = project
+    _cli(registry, cwd, "start", "--tty", "--label", "vim", "--", VIM_LIKE)
+    _cli(registry, cwd, "wait", "j1", "--timeout-ms", "60000")
+    async with serve(cwd, registry) as s:
+        result = await s.call("job_logs", id="j1")
+        assert not result.is_error, result.content
+        text, logs = s.text(result), result.structured_content["logs"]
+        for seen in (text, logs):
+            assert "\x1b" not in seen and "▽" not in seen and "~ ~" not in seen, seen
+        rows = logs.rstrip("\n").split("\n")
+        assert rows[0] == "hello notes" and rows[1:-1] == ["~"] * 22, rows
+        assert " ".join(rows[-1].split()) == STATUS
+
+        raw = await s.call("job_logs", id="j1", raw=True)
+        assert not raw.is_error, raw.content
+        assert "\\x1b[?1049h" in raw.structured_content["logs"] and "▽" in s.text(raw)
+
+        both = await s.call("job_logs", id="j1", raw=True, grep="x")
+        assert both.is_error and "raw cannot be combined with grep" in s.text(both)
