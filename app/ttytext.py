@@ -15,6 +15,7 @@ from jobs_tui.engine.rawtail import (
     LAST_LINE_BYTES,
     RAW_TAIL_BYTES,
     RawTail,
+    last_row,
     raw_tail,
     record_tail,
 )
@@ -37,14 +38,6 @@ async def screen_lines(jm: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES) -
     return render_lines(await raw_tail(jm, job_id, cap))
 
 
-def last_of(lines: list[str]) -> str:
-    """The last non-blank row, its runs of blanks made one (as `record.last_line` is)."""
-    for line in reversed(lines):
-        if line.strip():
-            return " ".join(line.split())
-    return ""
-
-
 def shown_last_line(paths: RegistryPaths, record: JobRecord) -> JobRecord:
     """`record` with the last line a terminal shows when it is a terminal job (a copy;
     the record as it is otherwise, or when its log cannot be read). Blocking: a read of
@@ -52,7 +45,7 @@ def shown_last_line(paths: RegistryPaths, record: JobRecord) -> JobRecord:
     if not record.tty:
         return record
     try:
-        line = last_of(render_lines(record_tail(paths, record, LAST_LINE_BYTES)))
+        line = last_row(render_lines(record_tail(paths, record, LAST_LINE_BYTES)))
     except (JobError, OSError):
         return record
     return dataclasses.replace(record, last_line=line)

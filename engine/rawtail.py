@@ -52,6 +52,14 @@ class TtyRenderer(Protocol):
     def __call__(self, tail: RawTail) -> list[str]: ...
 
 
+def last_row(rows: list[str]) -> str:
+    """The last non-blank row, its runs of blanks made one (as `record.last_line` is)."""
+    for row in reversed(rows):
+        if row.strip():
+            return " ".join(row.split())
+    return ""
+
+
 def term_size(record: JobRecord) -> tuple[int, int]:
     """(cols, rows) the job's terminal has now, as its record says (the last resize)."""
     if record.term_cols and record.term_rows:

@@ -20,7 +20,7 @@ from ..logsearch import since_ms as since_time
 from ..results import InvalidArgument, JobError, KillResult, LogsResult
 from ..schemacheck import ToolInputError, check, quote
 from .common import iso_utc
-from .ttylogs import rendered_logs
+from .ttylogs import rendered_logs, screen_last_lines
 
 if TYPE_CHECKING:
     from ..manager import JobManager
@@ -170,7 +170,9 @@ async def run_call(
     except CallError as exc:
         return _error(action, str(exc))
     try:
-        return await dispatch(manager, call, render)
+        details = await dispatch(manager, call, render)
+        await screen_last_lines(manager, details, render)
+        return details
     except JobError as exc:
         details = _error(call.action, str(exc))
         record = manager.find(call.id) if call.id else None

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..rawtail import RAW_TAIL_BYTES, TtyRenderer, raw_tail
+from ..rawtail import LAST_LINE_BYTES, RAW_TAIL_BYTES, TtyRenderer, last_row, raw_tail
+from ..results import JobError
 
 if TYPE_CHECKING:
     from ..manager import JobManager
@@ -66,3 +67,21 @@ async def rendered_logs(
         if earlier and not tail.offset:
             details["earlierLines"] = earlier
     return details
+
+
+async def screen_last_lines(
+    manager: JobManager, details: dict[str, Any], render: TtyRenderer | None
+) -> None:
+    """A terminal job's `lastLine` in `details` (its `job`, its `jobs`) as the last row of
+    its screen, rendered from the log's last LAST_LINE_BYTES; left as it is when the log
+    cannot be read."""
+    if render is None:
+        return
+    jobs = [details.get("job"), *(details.get("jobs") or [])]
+    for job in jobs:
+        if not (isinstance(job, dict) and job.get("tty") and isinstance(job.get("id"), str)):
+            continue
+        try:
+            job["lastLine"] = last_row(render(await raw_tail(manager, job["id"], LAST_LINE_BYTES)))
+        except (JobError, OSError):
+            continue

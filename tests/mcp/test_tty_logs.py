@@ -40,3 +40,17 @@ async def test_job_logs_of_a_terminal_job_are_its_screen(project):
 
         both = await s.call("job_logs", id="j1", raw=True, grep="x")
         assert both.is_error and "raw cannot be combined with grep" in s.text(both)
+
+
+async def test_a_terminal_jobs_last_line_for_a_model_is_a_row_of_its_screen(project):
+    cwd, registry = project
+    _cli(registry, cwd, "start", "--tty", "--label", "vim", "--", VIM_LIKE)
+    _cli(registry, cwd, "wait", "j1", "--timeout-ms", "60000")
+    async with serve(cwd, registry) as s:
+        status = await s.ok("job_status", id="j1")
+        listed = await s.ok("job_list")
+        for job in (status["job"], *listed["jobs"]):
+            if "lastLine" in job:
+                assert job["lastLine"] == STATUS, job
+        for result in (await s.call("job_status", id="j1"), await s.call("job_list")):
+            assert "▽" not in s.text(result) and "~ ~" not in s.text(result), s.text(result)

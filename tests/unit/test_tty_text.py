@@ -1,0 +1,64 @@
+"""`term.text`: a terminal job's bytes as the rows its terminal shows (issue 23, F)."""
+
+from __future__ import annotations
+
+from jobs_tui.engine import JobManager
+from jobs_tui.term.text import TEXT_BYTES, render
+from tests.cli.test_tty_text import STATUS, VIM_LIKE
+
+ALT_ON, ALT_OFF = b"\x1b[?1049h", b"\x1b[?1049l"
+
+
+def test_scrollback_then_the_screen_trailing_blank_rows_dropped():
+    data = b"".join(b"line %d\r\n" % i for i in range(30)) + b"prompt$ "
+    shown = render(data, 20, 5)
+    assert shown.lines == [f"line {i}" for i in range(30)] + ["prompt$"]
+    assert shown.last_line == "prompt$" and not shown.alt_screen
+
+
+def test_a_program_that_left_its_alternate_screen_shows_the_main_one_again():
+    data = b"$ vim\r\n" + ALT_ON + b"\x1b[H\x1b[2J~\r\n~\r\n" + ALT_OFF + b"$ \r\n"
+    shown = render(data, 20, 5)
+    assert shown.lines == ["$ vim", "$"] and not shown.alt_screen
+
+
+def test_overwritten_text_and_width_probes_are_gone():
+    data = ALT_ON + "▽".encode() + b"\x1b[6n\x1b[H\x1b[2Jtext\x1b[5;1Hstatus"
+    shown = render(data, 20, 5)
+    assert shown.lines == ["text", "", "", "", "status"] and shown.alt_screen
+
+
+def test_a_cut_inside_an_alternate_screen_session_stays_on_it():
+    # the log's last bytes begin inside vim's session: its leaving must not show vim's
+    # screen as the main one, and no half line at the cut is shown
+    data = b"half a line\r\n\x1b[1;1Hvim screen\r\n" + ALT_OFF + b"$ back\r\n"
+    shown = render(data, 20, 5, whole=False)
+    assert shown.lines == ["$ back"]
+
+
+def test_a_long_log_is_rendered_from_its_last_bytes_only():
+    data = b"".join(b"row %06d\r\n" % i for i in range(TEXT_BYTES // 6))
+    shown = render(data, 40, 10)
+    assert shown.lines[-1] == "row %06d" % (TEXT_BYTES // 6 - 1)
+    assert len(shown.lines) < TEXT_BYTES // 6 and shown.lines[0].startswith("row ")
+
+
+def test_controls_never_reach_the_text():
+    shown = render(b"a\x1b]0;title\x07b\xe2\x80\xaec\x07\x00d", 20, 3)
+    assert shown.lines == ["ab\ufffdcd"]
+
+
+async def test_the_finish_line_of_a_terminal_job_has_its_screens_last_line(
+    registry_dir: str,
+):
+    from jobs_tui.app.mcp.notify import finish_text
+    from jobs_tui.app.ttytext import shown_last_line
+
+    async with JobManager(cwd=".", registry_dir=registry_dir) as jm:
+        rec = await jm.start(VIM_LIKE + "; exit 3", label="vim", tty=True)
+        done = await jm.wait(rec.id, 30_000)
+        assert not done.running and done.last_line != STATUS  # the engine's: its bytes'
+        shown = shown_last_line(jm.paths, done)
+        assert shown.last_line == STATUS
+        assert finish_text(shown).endswith(f"last line: {STATUS}")
+        assert "▽" not in finish_text(shown)
