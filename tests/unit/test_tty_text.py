@@ -39,7 +39,7 @@ def test_a_cut_inside_an_alternate_screen_session_stays_on_it():
 def test_a_long_log_is_rendered_from_its_last_bytes_only():
     data = b"".join(b"row %06d\r\n" % i for i in range(TEXT_BYTES // 6))
     shown = render(data, 40, 10)
-    assert shown.lines[-1] == "row %06d" % (TEXT_BYTES // 6 - 1)
+    assert shown.lines[-1] == f"row {TEXT_BYTES // 6 - 1:06d}"
     assert len(shown.lines) < TEXT_BYTES // 6 and shown.lines[0].startswith("row ")
 
 
