@@ -38,6 +38,16 @@ async def screen_lines(jm: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES) -
     return render_lines(await raw_tail(jm, job_id, cap))
 
 
+async def screen_tail(jm: JobManager, job_id: str, count: int) -> tuple[list[str], int | None, int]:
+    """A terminal job's last `count` rows, the rows before them (None when the rendered
+    bytes were themselves cut: not counted) and the bytes before what was rendered."""
+    tail = await raw_tail(jm, job_id, RAW_TAIL_BYTES)
+    rows = render_lines(tail)
+    shown = rows[-count:]
+    earlier = len(rows) - len(shown)
+    return shown, (earlier if earlier and not tail.offset else None), tail.offset
+
+
 def shown_last_line(paths: RegistryPaths, record: JobRecord) -> JobRecord:
     """`record` with the last line a terminal shows when it is a terminal job (a copy;
     the record as it is otherwise, or when its log cannot be read). Blocking: a read of

@@ -3,6 +3,7 @@ never reads vim's `~` soup or its width probe; `raw: true` gives the bytes."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -54,3 +55,16 @@ async def test_a_terminal_jobs_last_line_for_a_model_is_a_row_of_its_screen(proj
                 assert job["lastLine"] == STATUS, job
         for result in (await s.call("job_status", id="j1"), await s.call("job_list")):
             assert "▽" not in s.text(result) and "~ ~" not in s.text(result), s.text(result)
+
+
+async def test_the_log_resource_of_a_terminal_job_is_its_screen(project):
+    cwd, registry = project
+    _cli(registry, cwd, "start", "--tty", "--label", "vim", "--", VIM_LIKE)
+    _cli(registry, cwd, "wait", "j1", "--timeout-ms", "60000")
+    async with serve(cwd, registry) as s:
+        read = await s.session.read_resource("jobs://job/j1/log")
+        text = read.contents[0].text
+        assert "▽" not in text and "~ ~" not in text and "\x1b" not in text, text
+        assert "\nhello notes\n" + "~\n" * 22 in text and STATUS in " ".join(text.split())
+        job = await s.session.read_resource("jobs://job/j1")
+        assert json.loads(job.contents[0].text)["job"]["lastLine"] == STATUS
