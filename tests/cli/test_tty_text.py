@@ -63,3 +63,21 @@ def test_a_plain_job_is_read_as_before_and_raw_gives_its_bytes(cli: Cli):
     assert cli("wait", "j1").code == 0
     assert cli.ok("logs", "j1").out == "ared\nb\n"
     assert cli.ok("logs", "j1", "--raw").out == "a\x1b[31mred\x1b[0m\nb\n"
+
+
+def test_follow_of_a_terminal_job_prints_rows_as_they_become_final(cli: Cli):
+    # a line-oriented part (rows that scroll and stay), then a vim-like screen at the end
+    script = (
+        "for i in 1 2 3; do printf 'step %s\\r\\n' $i; sleep 0.3; done; "
+        "printf '50%%\\r80%%\\r100%%\\r\\n'; sleep 0.3; " + VIM_LIKE
+    )
+    cli.ok("start", "--tty", "--label", "mixed", "--", script)
+    out = cli.ok("logs", "j1", "--follow", timeout=60).out
+    assert "\x1b" not in out and "▽" not in out and "~ ~" not in out, out
+    rows = out.rstrip("\n").split("\n")
+    # each step once, in order; the progress bar as its terminal shows it
+    assert [r for r in rows if r.startswith("step")] == ["step 1", "step 2", "step 3"], rows
+    assert "100%" in rows and "50%" not in " ".join(rows)
+    # the screen at the end: vim's, then the outcome
+    assert rows[-25] == "hello notes" and rows[-24:-2] == ["~"] * 22, rows
+    assert " ".join(rows[-2].split()) == STATUS and rows[-1].startswith("✓ j1 mixed · exit 0")
