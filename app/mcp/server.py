@@ -31,6 +31,7 @@ from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from ..ttytext import render_lines
+from ..ttywait import screen_scanner
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, shape_details, vocabulary_text
@@ -82,7 +83,10 @@ class JobsMcp:
         self.jm = manager
         self.options = options
         self.tools = tool_table(options.vocabulary)
-        self.job_tools = JobTools(manager, render=render_lines)  # tty jobs: their screen
+        # a terminal job's logs and `until`: its screen's rows, not its bytes' lines
+        self.job_tools = JobTools(
+            manager, render=render_lines, screen_scanner=screen_scanner(manager)
+        )
         self.adapter: Any = {
             "job": self.job_tools,
             "exec_command": ExecCommandTools(manager),

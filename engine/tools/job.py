@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..manager import JobManager
     from ..model import JobRecord
     from ..rawtail import TtyRenderer
+    from ..waiting import ScreenScanner
 
 
 class CallError(ToolInputError):
@@ -148,20 +149,30 @@ def _error(action: Any, message: str, **extra: Any) -> dict[str, Any]:
 class JobTools:
     """The `job` tool over one JobManager, as ExecCommandTools and ProcessTools are theirs."""
 
-    def __init__(self, manager: JobManager, render: TtyRenderer | None = None) -> None:
-        """`render`: how a terminal job's bytes become the rows its terminal shows (a
-        host with an emulator passes one, the MCP server `jobs_tui.term`'s); without one
-        a terminal job's logs are its sanitized bytes."""
+    def __init__(
+        self,
+        manager: JobManager,
+        render: TtyRenderer | None = None,
+        screen_scanner: ScreenScanner | None = None,
+    ) -> None:
+        """`render`: how a terminal job's bytes become the rows its terminal shows, and
+        `screen_scanner`: how `until` matches those rows (a host with an emulator passes
+        them, the MCP server `jobs_tui.term`'s); without them a terminal job's logs and
+        `until` are its sanitized bytes' lines."""
         self.manager = manager
         self.render = render
+        self.screen_scanner = screen_scanner
 
     async def call(self, request: Any) -> dict[str, Any]:
         """A JSON-ready JobDetails dict; never raises on bad input."""
-        return await run_call(self.manager, request, self.render)
+        return await run_call(self.manager, request, self.render, self.screen_scanner)
 
 
 async def run_call(
-    manager: JobManager, request: Any, render: TtyRenderer | None = None
+    manager: JobManager,
+    request: Any,
+    render: TtyRenderer | None = None,
+    screen_scanner: ScreenScanner | None = None,
 ) -> dict[str, Any]:
     """The `job` tool: never raises on bad input; errors come back as `error`."""
     action = request.get("action") if isinstance(request, dict) else None
@@ -170,7 +181,7 @@ async def run_call(
     except CallError as exc:
         return _error(action, str(exc))
     try:
-        details = await dispatch(manager, call, render)
+        details = await dispatch(manager, call, render, screen_scanner)
         await screen_last_lines(manager, details, render)
         return details
     except JobError as exc:
@@ -182,7 +193,10 @@ async def run_call(
 
 
 async def dispatch(
-    manager: JobManager, call: JobCall, render: TtyRenderer | None = None
+    manager: JobManager,
+    call: JobCall,
+    render: TtyRenderer | None = None,
+    screen_scanner: ScreenScanner | None = None,
 ) -> dict[str, Any]:
     """Run a validated call; raises JobError (UnknownJob, Refused) instead of folding it in."""
     action = call.action
@@ -240,7 +254,7 @@ async def dispatch(
     if action == "kill":
         return _kill(await manager.kill(job_id, call.signal))
     if action == "wait":
-        return await _wait(manager, call)
+        return await _wait(manager, call, screen_scanner)
     cleared = await manager.clear(call.id, all=call.all)
     return {"action": action, "jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
 
@@ -311,9 +325,11 @@ def _kill(result: KillResult) -> dict[str, Any]:
     return details
 
 
-async def _wait(manager: JobManager, call: JobCall) -> dict[str, Any]:
+async def _wait(
+    manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
+) -> dict[str, Any]:
     if call.ids is not None or call.until is not None or call.mode is not None:
-        return await _wait_many(manager, call)
+        return await _wait_many(manager, call, screen_scanner)
     job_id = call.id or ""
     manager.get(job_id)
     try:
@@ -324,7 +340,9 @@ async def _wait(manager: JobManager, call: JobCall) -> dict[str, Any]:
     return {"action": "wait", "job": record.to_json(), "timedOut": record.running}
 
 
-async def _wait_many(manager: JobManager, call: JobCall) -> dict[str, Any]:
+async def _wait_many(
+    manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
+) -> dict[str, Any]:
     ids = list(call.ids) if call.ids is not None else [call.id or ""]
     for job_id in ids:
         manager.get(job_id)
@@ -335,6 +353,7 @@ async def _wait_many(manager: JobManager, call: JobCall) -> dict[str, Any]:
             until=call.until,
             from_start=call.from_start,
             timeout_ms=call.timeout_ms or 0,
+            screen_scanner=screen_scanner,
         )
     except asyncio.CancelledError:
         jobs = [manager.get(job_id) for job_id in ids]

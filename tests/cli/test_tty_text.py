@@ -81,3 +81,18 @@ def test_follow_of_a_terminal_job_prints_rows_as_they_become_final(cli: Cli):
     # the screen at the end: vim's, then the outcome
     assert rows[-25] == "hello notes" and rows[-24:-2] == ["~"] * 22, rows
     assert " ".join(rows[-2].split()) == STATUS and rows[-1].startswith("✓ j1 mixed · exit 0")
+
+
+def test_wait_until_matches_a_terminal_jobs_rows_not_its_bytes(cli: Cli):
+    # `error: fail` is overwritten in place (cursor to column 1, erase the line): the
+    # screen shows `ok: fine`; the bytes' line is `error: failok: fine`
+    cli.ok("start", "--tty", "--", "printf 'error: fail\\033[1G\\033[Kok: fine\\r\\n'; sleep 0.5")
+    found = cli("wait", "j1", "--until", "^ok: fine$", "--from-start", "--timeout-ms", "30000")
+    assert found.code == 0 and found.out == "ok: fine\n", found
+    missed = cli(
+        "wait", "j1", "--until", "error", "--from-start", "--json", "--timeout-ms", "30000"
+    )
+    assert missed.json()["reason"] != "match", missed.out
+    cli.ok("start", "--tty", "--label", "vim", "--", VIM_LIKE)
+    status = cli("wait", "j2", "--until", r"notes\.txt.*All$", "--from-start", "--json")
+    assert status.json()["match"]["line"].split() == STATUS.split(), status.out

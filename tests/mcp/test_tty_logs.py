@@ -68,3 +68,14 @@ async def test_the_log_resource_of_a_terminal_job_is_its_screen(project):
         assert "\nhello notes\n" + "~\n" * 22 in text and STATUS in " ".join(text.split())
         job = await s.session.read_resource("jobs://job/j1")
         assert json.loads(job.contents[0].text)["job"]["lastLine"] == STATUS
+
+
+async def test_job_wait_until_matches_a_terminal_jobs_rows(project):
+    cwd, registry = project
+    script = "printf 'error: fail\\033[1G\\033[Kok: fine\\r\\n'; sleep 0.5"
+    _cli(registry, cwd, "start", "--tty", "--", script)
+    async with serve(cwd, registry) as s:
+        found = await s.ok("job_wait", id="j1", until="^ok: fine$", fromStart=True)
+        assert found["reason"] == "match" and found["match"]["line"] == "ok: fine", found
+        missed = await s.ok("job_wait", id="j1", until="error", fromStart=True)
+        assert missed["reason"] != "match", missed
