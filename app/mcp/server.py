@@ -90,7 +90,7 @@ class JobsMcp:
         self.adapter: Any = {
             "job": self.job_tools,
             "exec_command": ExecCommandTools(manager),
-            "process": ProcessTools(manager),
+            "process": ProcessTools(manager, render=render_lines),
         }[options.vocabulary]
         self.notifier = Notifier(manager)
         self.resources = JobResources(manager, options.limit)

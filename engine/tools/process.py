@@ -18,6 +18,7 @@ from typing import Any
 from ..callschema import MAX_LINES
 from ..format import duration, earlier_note
 from ..model import JobRecord
+from ..rawtail import LAST_LINE_BYTES, last_row, raw_tail
 from ..results import JobError, Refused
 from ..safefiles import open_regular
 from ..schemacheck import clip
@@ -125,11 +126,11 @@ class ProcessTools(Facade):
     async def _process(self, v: dict[str, Any]) -> dict[str, Any]:
         action = v["action"]
         if action == "list":
-            return self._list()
+            return await self._list()
         handler = getattr(self, "_" + action.replace("-", "_"))
         return await handler(v["job_id"], v)
 
-    def _list(self) -> dict[str, Any]:
+    async def _list(self) -> dict[str, Any]:
         sessions = []
         for record in self.jm.jobs(include_peers=False):
             sessions.append(
@@ -144,7 +145,7 @@ class ProcessTools(Facade):
                     "cwd": record.cwd,
                     "command": record.command,
                     "name": derive_name(record.command),
-                    "tail": record.last_line,
+                    "tail": await self._last_line(record),
                     "exitCode": record.exit_code,
                     "exitSignal": record.signal,
                 }
@@ -159,6 +160,15 @@ class ProcessTools(Facade):
             "sessions": sessions,
             "text": "\n".join(lines) or "No running or recent sessions.",
         }
+
+    async def _last_line(self, record: JobRecord) -> str:
+        """A terminal job's: the last row of its screen (with a renderer); else the record's."""
+        if self.render is None or not record.tty:
+            return record.last_line
+        try:
+            return last_row(self.render(await raw_tail(self.jm, record.id, LAST_LINE_BYTES)))
+        except (JobError, OSError):
+            return record.last_line
 
     async def _poll(self, job_id: str, v: dict[str, Any]) -> dict[str, Any]:
         wait_ms = clamp(v.get("timeout", 0), 0, POLL_WAIT_MAX_MS)
@@ -183,7 +193,16 @@ class ProcessTools(Facade):
         offset, limit = v.get("offset"), v.get("limit")
         record = self.jm.get(job_id)
         hint = ""
-        if offset is None and (limit or LOG_TAIL_LINES) <= MAX_LINES:
+        if self.render is not None and record.tty:  # its screen's rows, paged the same way
+            rows = self.render(await raw_tail(self.jm, job_id))
+            total = len(rows)
+            first = max(0, total - (limit or LOG_TAIL_LINES)) if offset is None else offset
+            lines = rows[first : first + limit] if limit else rows[first:]
+            if offset is None and limit is None and first:
+                hint = (
+                    f"\n\n[showing last {len(lines)} of {total} lines; pass offset/limit to page]"
+                )
+        elif offset is None and (limit or LOG_TAIL_LINES) <= MAX_LINES:
             count = limit or LOG_TAIL_LINES
             tail = await self.jm.logs(job_id, lines=count)
             lines, first = tail.lines, tail.earlier_lines
