@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .model import JobRecord
     from .paths import RegistryPaths
 
-RAW_TAIL_BYTES = 512 * 1024  # what a rendering reads of a log at most
+RAW_TAIL_BYTES = 256 * 1024  # what a rendering reads of a log at most (term.text.TEXT_BYTES)
 LAST_LINE_BYTES = 32 * 1024  # what a last line is rendered from
 DEFAULT_SIZE = (80, 24)  # a terminal job's screen when its record has no size (old records)
 

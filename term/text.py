@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .model import TermModel
 
-TEXT_BYTES = 512 * 1024  # the log's last bytes a text rendering reads at most
+TEXT_BYTES = 256 * 1024  # the log's last bytes a text rendering reads at most (~120 ms of lines)
 TEXT_SCROLLBACK = 10_000  # rows kept above the screen (more than `logs --lines` gives)
 DEFAULT_SIZE = (80, 24)  # a terminal job's screen when its record has no size
 _ALT_ON = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")
@@ -62,6 +62,30 @@ def start_of(data: bytes, whole: bool) -> tuple[bytes, int]:
     return (_ALT_ON[0] if inside else b""), start
 
 
+def _last(data: bytes, needles: tuple[bytes, ...], lo: int) -> tuple[int, bytes]:
+    return max(((data.rfind(n, lo), n) for n in needles), key=lambda found: found[0])
+
+
+def _parts(data: bytes, start: int) -> list[tuple[int, int]]:
+    """The ranges of `data[start:]` to feed: all of it, but for an alternate screen that
+    is showing at the end, only from its last full clear on (what it drew before that is
+    gone, and it never scrolls into the scrollback): a vim session's redraws are not
+    emulated one by one."""
+    on, needle = _last(data, _ALT_ON, start)
+    off, _ = _last(data, _ALT_OFF, start)
+    if on < 0 or on < off:
+        return [(start, len(data))]
+    entry = on + len(needle)
+    clear = data.rfind(b"\x1b[2J", entry)
+    if clear < 0:
+        return [(start, len(data))]
+    for home in (b"\x1b[H", b"\x1b[1;1H"):
+        if data.endswith(home, entry, clear):
+            clear -= len(home)
+            break
+    return [(start, entry), (clear, len(data))]
+
+
 def render(
     data: bytes,
     cols: int = DEFAULT_SIZE[0],
@@ -78,7 +102,8 @@ def render(
     model = TermModel(max(1, cols), max(1, rows), scrollback)
     if prefix:
         model.feed(prefix)
-    model.feed(data[start:])
+    for lo, hi in _parts(data, start):
+        model.feed(data[lo:hi])
     lines = model.lines_text()
     while lines and not lines[-1].strip():
         lines.pop()

@@ -62,3 +62,22 @@ async def test_the_finish_line_of_a_terminal_job_has_its_screens_last_line(
         assert shown.last_line == STATUS
         assert finish_text(shown).endswith(f"last line: {STATUS}")
         assert "▽" not in finish_text(shown)
+
+
+def test_an_alternate_screen_from_its_last_clear_is_what_feeding_it_all_shows():
+    from jobs_tui.term.model import TermModel
+
+    frames = b"".join(
+        b"\x1b[H\x1b[2J" + b"".join(b"\x1b[%d;1Hrow %d of frame %d" % (r, r, f) for r in (1, 3, 5))
+        for f in range(50)
+    )
+    data = b"".join(b"main %d\r\n" % i for i in range(12)) + ALT_ON + frames + b"\x1b[2;1Hlast"
+    model = TermModel(30, 6, 10_000)
+    model.feed(data)
+    everything = model.lines_text()
+    while everything and not everything[-1]:
+        everything.pop()
+    assert render(data, 30, 6).lines == everything
+    screen = ["row 1 of frame 49", "last", "row 3 of frame 49", "", "row 5 of frame 49"]
+    assert everything[-5:] == screen
+    assert "row 1 of frame 48" not in everything and everything[0] == "main 0"
