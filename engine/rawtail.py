@@ -9,7 +9,6 @@ they give the sanitized bytes, as before.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -79,6 +78,8 @@ def read_tail(follow_at: Callable[[int], LogFollower], record: JobRecord, cap: i
 
 async def raw_tail(manager: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES) -> RawTail:
     """The job's last `cap` bytes of output, raw (UnknownJob, JobError when unreadable)."""
+    import asyncio  # here: `list` and `status` read a tail without an event loop
+
     record = manager.get(job_id)
 
     def follow_at(position: int) -> LogFollower:

@@ -96,3 +96,22 @@ def test_wait_until_matches_a_terminal_jobs_rows_not_its_bytes(cli: Cli):
     cli.ok("start", "--tty", "--label", "vim", "--", VIM_LIKE)
     status = cli("wait", "j2", "--until", r"notes\.txt.*All$", "--from-start", "--json")
     assert status.json()["match"]["line"].split() == STATUS.split(), status.out
+
+
+def test_status_of_a_terminal_job_renders_without_an_event_loop(cli: Cli):
+    import subprocess
+    import sys
+
+    _vim_job(cli)
+    code = (
+        "import sys\n"
+        "from jobs_tui.app.cli import main\n"
+        "code = main(['status', 'j1', '--json'])\n"
+        "print('LOADED', 'asyncio' in sys.modules, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=cli.env(), timeout=60
+    )
+    assert done.returncode == 0 and "LOADED False" in done.stderr, done
+    assert STATUS in done.stdout
