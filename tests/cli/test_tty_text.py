@@ -4,6 +4,8 @@ last line is a real screen row, not the escape soup of a full-screen program."""
 
 from __future__ import annotations
 
+import json
+
 from .conftest import Cli
 
 # A vim-like session on a real PTY: the alternate screen, vim's width probe (a `▽`
@@ -114,4 +116,4 @@ def test_status_of_a_terminal_job_renders_without_an_event_loop(cli: Cli):
         [sys.executable, "-c", code], capture_output=True, text=True, env=cli.env(), timeout=60
     )
     assert done.returncode == 0 and "LOADED False" in done.stderr, done
-    assert STATUS in done.stdout
+    assert json.loads(done.stdout)["job"]["lastLine"] == STATUS
