@@ -30,7 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
-from ..ttytext import render_lines
+from ..ttytext import render_lines, shown_last_line
 from ..ttywait import screen_scanner
 from .notify import Notifier
 from .resources import JobResources
@@ -209,6 +209,8 @@ class JobsMcp:
             record = self.jm.find(job_id)
             if record is None:
                 continue
+            if record.tty:  # its screen's last row, not its bytes' (a few ms)
+                record = shown_last_line(self.jm.paths, record)
             last = sanitize_line(record.last_line or "", 160)
             parts.append(
                 f"{job_id} {record.status.value}" + (f", last line: {last}" if last else "")
