@@ -51,7 +51,8 @@ def list_result(
     """The rows (or `jobs`), the pruned note, and each problem on stderr (once)."""
     problems = list(dict.fromkeys([*getattr(args, "glanced_problems", []), *problems]))
     records = unwritten_shown(paths, filtered(args, records, session_id))
-    records = tty_shown(paths, records)
+    if args.json:  # the rows show no last line: only JSON pays for rendering one
+        records = tty_shown(paths, records)
     jobs = [r.to_json() for r in records]
     if args.json:  # what each running job uses (the rows stay as cheap as they were)
         from .usage import sample, with_usage
@@ -114,7 +115,9 @@ def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPa
     3 procs · listening :5173`; in --json the fields `cpuPercent`, `rssBytes`, ...)."""
     from .usage import sample, with_usage
 
-    record = tty_shown(paths, unwritten_shown(paths, [record]))[0]
+    record = unwritten_shown(paths, [record])[0]
+    if args.json:  # (the human line shows no last line)
+        record = tty_shown(paths, [record])[0]
     usage = sample([record]).get(record.id) if record.running else None
     lines = [human.status_line(record, human.now_ms())]
     if usage is not None:
