@@ -48,6 +48,18 @@ async def screen_tail(jm: JobManager, job_id: str, count: int) -> tuple[list[str
     return shown, (earlier if earlier and not tail.offset else None), tail.offset
 
 
+def screen_delta(prior: bytes, whole: bool, new: bytes, cols: int, rows: int, ended: bool) -> str:
+    """The `ScreenDelta` the vocabularies are given: the rows `new` made final after
+    `prior`, then (unless `ended`) the open rows up to the cursor's."""
+    from jobs_tui.term.rows import ScreenRows
+
+    screen = ScreenRows(cols, rows)
+    screen.prime(prior, whole)
+    out = screen.feed(new)
+    out += screen.finish() if ended else screen.pending()
+    return "\n".join(out) + ("\n" if out else "")
+
+
 def shown_last_line(paths: RegistryPaths, record: JobRecord) -> JobRecord:
     """`record` with the last line a terminal shows when it is a terminal job (a copy;
     the record as it is otherwise, or when its log cannot be read). Blocking: a read of

@@ -51,6 +51,16 @@ class TtyRenderer(Protocol):
     def __call__(self, tail: RawTail) -> list[str]: ...
 
 
+class ScreenDelta(Protocol):
+    """What a terminal shows for `new` bytes written after `prior` ones (`whole`: prior
+    starts at the output's start), on a `cols` x `rows` screen: the rows they made
+    final, then (unless `ended`) the rows still open up to the cursor's (a prompt)."""
+
+    def __call__(
+        self, prior: bytes, whole: bool, new: bytes, cols: int, rows: int, ended: bool
+    ) -> str: ...
+
+
 def last_row(rows: list[str]) -> str:
     """The last non-blank row, its runs of blanks made one (as `record.last_line` is)."""
     for row in reversed(rows):

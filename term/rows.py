@@ -11,8 +11,27 @@ is given once.
 
 from __future__ import annotations
 
+import itertools
+
 from .model import TermModel
-from .text import TEXT_SCROLLBACK, start_of
+from .text import ALT_ON, TEXT_SCROLLBACK, start_of
+
+
+def _at_switches(data: bytes) -> list[bytes]:
+    """`data` cut before each switch to an alternate screen."""
+    cuts = sorted(at for needle in ALT_ON for at in _find_all(data, needle))
+    if not cuts:
+        return [data]
+    bounds = [0, *cuts, len(data)]
+    return [data[lo:hi] for lo, hi in itertools.pairwise(bounds) if hi > lo]
+
+
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    found, at = [], data.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = data.find(needle, at + 1)
+    return found
 
 
 class ScreenRows:
@@ -50,11 +69,29 @@ class ScreenRows:
         return self.feed(data[start:])
 
     def feed(self, data: bytes) -> list[str]:
-        """The rows `data` made final."""
-        self.model.feed(data)
-        if self.model.modes.alt_screen:
-            return self._take(self._pushed())
-        return self._take(self._pushed() + self.model.cursor[1])
+        """The rows `data` made final (the main screen's, above its cursor, are taken at
+        each switch to an alternate screen, which hides them)."""
+        out: list[str] = []
+        for piece in _at_switches(data):
+            self.model.feed(piece)
+            if self.model.modes.alt_screen:
+                out += self._take(self._pushed())
+            else:
+                out += self._take(self._pushed() + self.model.cursor[1])
+        return out
+
+    def pending(self) -> list[str]:
+        """The rows not final yet, up to the cursor's (not given: a later feed gives
+        them once they are final), trailing blank ones dropped."""
+        model, pushed = self.model, self._pushed()
+        cursor = model.cursor[1]
+        open_rows = [
+            model.line_text(model.history_len() + y)
+            for y in range(max(0, self.given - pushed), cursor + 1)
+        ]
+        while open_rows and not open_rows[-1].strip():
+            open_rows.pop()
+        return open_rows
 
     def finish(self) -> list[str]:
         """The output ended: the rows not given yet, to the last non-blank one (on an

@@ -16,7 +16,7 @@ from .model import TermModel
 TEXT_BYTES = 256 * 1024  # the log's last bytes a text rendering reads at most (~120 ms of lines)
 TEXT_SCROLLBACK = 10_000  # rows kept above the screen (more than `logs --lines` gives)
 DEFAULT_SIZE = (80, 24)  # a terminal job's screen when its record has no size
-_ALT_ON = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")
+ALT_ON = _ALT_ON = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")
 _ALT_OFF = (b"\x1b[?1049l", b"\x1b[?1047l", b"\x1b[?47l")
 _LINE_SEEK = 4096  # how far past a cut a line start is looked for
 

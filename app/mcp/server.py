@@ -30,7 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
-from ..ttytext import render_lines, shown_last_line
+from ..ttytext import render_lines, screen_delta, shown_last_line
 from ..ttywait import screen_scanner
 from .notify import Notifier
 from .resources import JobResources
@@ -89,8 +89,8 @@ class JobsMcp:
         )
         self.adapter: Any = {
             "job": self.job_tools,
-            "exec_command": ExecCommandTools(manager),
-            "process": ProcessTools(manager, render=render_lines),
+            "exec_command": ExecCommandTools(manager, screen_delta=screen_delta),
+            "process": ProcessTools(manager, render=render_lines, screen_delta=screen_delta),
         }[options.vocabulary]
         self.notifier = Notifier(manager)
         self.resources = JobResources(manager, options.limit)

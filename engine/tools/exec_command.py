@@ -35,6 +35,7 @@ from .common import (
 )
 from .cursors import Facade
 from .keys import parse_escapes
+from .ttyoutput import screen_text
 from .validation import ToolInputError, check, clamp, quote
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class ExecCommandTools(Facade):
             "job_id": record.id,
             "status": state(record),
             "running": record.running,
-            "output": unread.text,
+            "output": await screen_text(self.jm, record, unread, self.screen_delta),
             "log_path": record.log_path,
             "wait_mode": mode,
             "wait_status": wait_status,

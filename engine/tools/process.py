@@ -33,6 +33,7 @@ from .common import (
 )
 from .cursors import Facade
 from .keys import application_cursor_mode, bracketed_paste, encode_keys
+from .ttyoutput import screen_text
 from .validation import ToolInputError, check, clamp, quote
 
 YIELD_DEFAULT_MS, YIELD_MIN_MS, YIELD_MAX_MS = 10_000, 10, 120_000
@@ -96,6 +97,7 @@ class ProcessTools(Facade):
             wait_ms = clamp(v.get("yieldMs", YIELD_DEFAULT_MS), YIELD_MIN_MS, YIELD_MAX_MS)
             record = await self.jm.wait(record.id, int(wait_ms), report=False)
         unread = await self.cursors.read(record.id, self.output_cap)
+        output = await screen_text(self.jm, record, unread, self.screen_delta)
         result: dict[str, Any] = {
             "action": "exec",
             "status": status_word(record),
@@ -103,7 +105,7 @@ class ProcessTools(Facade):
             "name": derive_name(record.command),
             "pid": record.pid,
             "cwd": record.cwd,
-            "output": unread.text,
+            "output": output,
             "durationMs": elapsed_ms(record),
         }
         _truncation(result, unread.remaining, record.id)
@@ -111,13 +113,13 @@ class ProcessTools(Facade):
             result["text"] = (
                 f"Command still running (session {record.id}, pid {record.pid}). Use process "
                 "(list/poll/log/write/send-keys/kill/clear/remove) to follow up."
-                + (f"\n\n{unread.text}" if unread.text else "")
+                + (f"\n\n{output}" if output else "")
             )
             return result
         if not unread.remaining:  # reported once all of its output was read
             record = await self.jm.status(record.id)
         result.update(exitCode=record.exit_code, exitSignal=record.signal, state=state(record))
-        result["text"] = (unread.text or "(no output)") + (
+        result["text"] = (output or "(no output)") + (
             "" if result["status"] == "completed" else f"\n\n{exit_text(record)}"
         )
         return result
@@ -178,14 +180,15 @@ class ProcessTools(Facade):
         unread = await self.cursors.read(job_id, self.output_cap)
         if not record.running and not unread.remaining:  # reported once all of it was read
             record = await self.jm.status(job_id)
+        output = await screen_text(self.jm, record, unread, self.screen_delta)
         result = self._base("poll", record)
-        result["output"] = unread.text
+        result["output"] = output
         if not record.running:
             result.update(exitCode=record.exit_code, exitSignal=record.signal)
         _truncation(result, unread.remaining, job_id)
         if unread.skipped:
             result["skippedBytes"] = unread.skipped
-        body = unread.text.rstrip("\n") or "(no new output)"
+        body = output.rstrip("\n") or "(no new output)"
         result["text"] = f"{body}\n\n{exit_text(record)}"
         return result
 

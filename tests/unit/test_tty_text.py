@@ -81,3 +81,19 @@ def test_an_alternate_screen_from_its_last_clear_is_what_feeding_it_all_shows():
     screen = ["row 1 of frame 49", "last", "row 3 of frame 49", "", "row 5 of frame 49"]
     assert everything[-5:] == screen
     assert "row 1 of frame 48" not in everything and everything[0] == "main 0"
+
+
+def test_screen_rows_are_given_once_as_they_become_final():
+    from jobs_tui.term.rows import ScreenRows
+
+    rows = ScreenRows(20, 4)
+    assert rows.feed(b"a\r\nb\r\nc") == ["a", "b"]  # `c`: the cursor's row, still open
+    assert rows.pending() == ["c"]
+    assert rows.feed(b"\r\nd\r\ne\r\nf\r\n") == ["c", "d", "e", "f"]  # scrolled or above
+    # the main screen's rows above the cursor are final when an alternate screen hides them
+    assert rows.feed(b"$ vim\r\n" + ALT_ON + b"\x1b[Hvim\x1b[4;1Hstatus") == ["$ vim"]
+    assert rows.feed(ALT_OFF + b"$ ") == []
+    assert rows.finish() == ["$"]
+    alt = ScreenRows(20, 4)
+    alt.feed(ALT_ON + b"\x1b[Hvim\x1b[4;1Hstatus")
+    assert alt.finish() == ["vim", "", "", "status"]  # an alternate screen: when it ends
