@@ -117,3 +117,17 @@ def test_status_of_a_terminal_job_renders_without_an_event_loop(cli: Cli):
     )
     assert done.returncode == 0 and "LOADED False" in done.stderr, done
     assert json.loads(done.stdout)["job"]["lastLine"] == STATUS
+
+
+def test_the_json_of_a_terminal_jobs_logs_is_of_the_published_shape(cli: Cli):
+    from .test_json_shape import checked, schemas  # noqa: F401 (the fixture's function)
+
+    _vim_job(cli)
+    published = json.loads(cli.ok("schema", "cli").out)
+    for words in (
+        ("logs", "j1", "--json"),
+        ("logs", "j1", "--raw", "--json"),
+        ("logs", "j1", "--offset", "0", "--limit", "3", "--json"),
+        ("logs", "j1", "--follow", "--json"),
+    ):
+        checked(published, "logs", cli.ok(*words))
