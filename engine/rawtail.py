@@ -98,9 +98,9 @@ async def raw_tail(manager: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES) 
     return await asyncio.to_thread(read_tail, follow_at, record, cap)
 
 
-def record_tail(paths: RegistryPaths, record: JobRecord, cap: int = RAW_TAIL_BYTES) -> RawTail:
-    """Blocking, without a session (`list` and `status` from a glance): as `raw_tail`.
-    A log outside the registry directory is refused (Refused), as the manager refuses it."""
+def record_follower(paths: RegistryPaths, record: JobRecord) -> Callable[[int], LogFollower]:
+    """Followers of the job's log without a session; a log outside the registry directory
+    is refused (Refused), as the manager refuses it."""
     live = paths.inside(record.log_path)
     if live is None:
         raise Refused(f"{record.id}: its log path lies outside the registry directory", "id")
@@ -108,4 +108,9 @@ def record_tail(paths: RegistryPaths, record: JobRecord, cap: int = RAW_TAIL_BYT
     def follow_at(position: int) -> LogFollower:
         return LogFollower(record.id, str(live), previous_of(str(live)), position)
 
-    return read_tail(follow_at, record, cap)
+    return follow_at
+
+
+def record_tail(paths: RegistryPaths, record: JobRecord, cap: int = RAW_TAIL_BYTES) -> RawTail:
+    """Blocking, without a session (`list` and `status` from a glance): as `raw_tail`."""
+    return read_tail(record_follower(paths, record), record, cap)

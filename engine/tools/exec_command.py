@@ -23,6 +23,7 @@ from ..outcomes import supervision
 from ..results import JobError, Refused
 from ..schemacheck import clip
 from ..toolschemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
+from ..ttyoutput import screen_text
 from .common import (
     elapsed_ms,
     error_result,
@@ -35,7 +36,6 @@ from .common import (
 )
 from .cursors import Facade
 from .keys import parse_escapes
-from .ttyoutput import screen_text
 from .validation import ToolInputError, check, clamp, quote
 
 if TYPE_CHECKING:

@@ -23,6 +23,7 @@ from ..results import JobError, Refused
 from ..safefiles import open_regular
 from ..schemacheck import clip
 from ..toolschemas import EXEC, PROCESS
+from ..ttyoutput import screen_text
 from .common import (
     derive_name,
     elapsed_ms,
@@ -33,7 +34,6 @@ from .common import (
 )
 from .cursors import Facade
 from .keys import application_cursor_mode, bracketed_paste, encode_keys
-from .ttyoutput import screen_text
 from .validation import ToolInputError, check, clamp, quote
 
 YIELD_DEFAULT_MS, YIELD_MIN_MS, YIELD_MAX_MS = 10_000, 10, 120_000

@@ -131,3 +131,14 @@ def test_the_json_of_a_terminal_jobs_logs_is_of_the_published_shape(cli: Cli):
         ("logs", "j1", "--follow", "--json"),
     ):
         checked(published, "logs", cli.ok(*words))
+
+
+def test_poll_and_exec_of_a_terminal_job_print_its_rows(cli: Cli):
+    script = (
+        "printf 'error: fail\\033[1G\\033[Kok: fine\\r\\nPassword: '; sleep 1; printf 'x\\r\\n'"
+    )
+    ran = cli("exec", "--tty", "--yield-ms", "500", "--", script)
+    assert ran.out == "ok: fine\nPassword:\n", ran
+    assert cli("wait", "j1", "--timeout-ms", "30000").code == 0
+    polled = cli.ok("poll", "j1")
+    assert polled.out == "Password: x\n", polled
