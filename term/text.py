@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import TermModel
+from .model import Line, TermModel
 
 TEXT_BYTES = 256 * 1024  # the log's last bytes a text rendering reads at most (~120 ms of lines)
 TEXT_SCROLLBACK = 10_000  # rows kept above the screen (more than `logs --lines` gives)
@@ -86,6 +86,18 @@ def _parts(data: bytes, start: int) -> list[tuple[int, int]]:
     return [(start, entry), (clear, len(data))]
 
 
+def _row_text(line: Line, cols: int) -> str:
+    """`TermModel.line_text`, from the cells a row holds (a row is sparse: most cells of
+    a text row are blank, and asking each of 80 columns costs as much as the emulation)."""
+    if not line:
+        return ""
+    text = [" "] * cols
+    for x, cell in line.items():
+        if x < cols:
+            text[x] = cell.data
+    return "".join(text).rstrip()
+
+
 def render(
     data: bytes,
     cols: int = DEFAULT_SIZE[0],
@@ -104,7 +116,7 @@ def render(
         model.feed(prefix)
     for lo, hi in _parts(data, start):
         model.feed(data[lo:hi])
-    lines = model.lines_text()
+    lines = [_row_text(model.line(n), model.cols) for n in range(model.total_lines())]
     while lines and not lines[-1].strip():
         lines.pop()
     return TtyScreen(lines, model.modes.alt_screen)
