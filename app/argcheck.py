@@ -150,6 +150,7 @@ _NEEDS = {  # (verb, flag given) -> flags it cannot go with
     ("logs", "grep"): ("lines", "offset", "limit", "follow"),
     ("logs", "since"): ("offset", "limit"),
     ("logs", "timestamps"): ("offset", "limit", "follow"),
+    ("logs", "raw"): ("grep", "since", "timestamps", "offset", "limit", "follow"),
 }
 
 

@@ -265,6 +265,12 @@ def _logs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timestamps", action="store_true", help="the time each line was written")
     p.add_argument("--grep", metavar="REGEX", help="only lines matching (the whole retained log)")
     p.add_argument(
+        "--raw",
+        action="store_true",
+        help="the bytes as written, escapes and all (a terminal job's text is what its "
+        "terminal shows)",
+    )
+    p.add_argument(
         "--context", type=whole, metavar="N", help="with --grep: N lines around each match (0-20)"
     )
 

@@ -216,6 +216,16 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
                     "description": "--timestamps: wall ms each line was written (null: unknown).",
                 },
                 "grep": _STR,
+                "rendered": {
+                    "type": "boolean",
+                    "description": "A terminal job's output as its terminal shows it: rows "
+                    "of its emulated screen (scrollback, then the screen), not its bytes.",
+                },
+                "raw": {
+                    "type": "boolean",
+                    "description": "--raw: the bytes as written, escapes and all (decoded "
+                    "as UTF-8, an invalid byte as U+FFFD).",
+                },
                 "lines": {
                     "type": "array",
                     "items": {

@@ -56,6 +56,25 @@ def write(text: str) -> None:
             select.select([], [fd], [])
 
 
+def write_bytes(data: bytes) -> None:
+    """Bytes on stdout as they are (`logs --raw`: a job's own bytes, escapes and all)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # not a real file (an embedding host)
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
+    sys.stdout.flush()
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            import select
+
+            select.select([], [fd], [])
+
+
 def line(text: str) -> None:
     write(text + "\n")
 

@@ -52,6 +52,8 @@ def list_result(
     """The rows (or `jobs`), the pruned note, and each problem on stderr (once)."""
     problems = list(dict.fromkeys([*getattr(args, "glanced_problems", []), *problems]))
     records = unwritten_shown(paths, filtered(args, records, session_id))
+    if args.json:  # the rows show no last line: only JSON pays for rendering one
+        records = tty_shown(paths, records)
     jobs = [r.to_json() for r in records]
     if args.json:  # what each running job uses (the rows stay as cheap as they were)
         from .usage import sample, with_usage
@@ -100,12 +102,23 @@ def unwritten_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobR
     return shown(paths, records)
 
 
+def tty_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
+    """A terminal job's last line as its terminal shows it (`ttytext`), not its bytes."""
+    if not any(r.tty for r in records):
+        return records
+    from .ttytext import shown_last_lines
+
+    return shown_last_lines(paths, records)
+
+
 def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPaths) -> int:
     """The outcome line, and for a running job what its tree uses (`cpu 12% · mem 85 MiB ·
     3 procs · listening :5173`; in --json the fields `cpuPercent`, `rssBytes`, ...)."""
     from .usage import sample, with_usage
 
     record = unwritten_shown(paths, [record])[0]
+    if args.json:  # (the human line shows no last line)
+        record = tty_shown(paths, [record])[0]
     usage = sample([record]).get(record.id) if record.running else None
     lines = [human.status_line(record, human.now_ms())]
     if usage is not None:

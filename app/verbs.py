@@ -68,6 +68,14 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
+    from .ttylogs import renders, tty_logs
+
+    if renders(args, jm.get(args.id).tty):
+        if args.follow:
+            from .ttyfollow import tty_follow
+
+            return await tty_follow(jm, args)
+        return await tty_logs(jm, args)
     if args.grep is not None:
         from .logsearch import grep
 

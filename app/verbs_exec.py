@@ -128,6 +128,15 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
     unread = await UnreadCursors.shared(jm).read(record.id, OUTPUT_CAP)
     if not record.running and not unread.remaining:
         record = await jm.status(record.id)
+    if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
+        import dataclasses
+
+        from jobs_tui.engine.ttyoutput import screen_text
+
+        from .ttytext import screen_delta
+
+        text = await screen_text(jm, record, unread, screen_delta)
+        unread = dataclasses.replace(unread, text=text)
     return Collected(record, unread)
 
 
@@ -214,6 +223,15 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         unread = quick.read_unread(record, OUTPUT_CAP)
         if not record.running and not unread.remaining:
             quick.mark_seen(record)
+        if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
+            import dataclasses
+
+            from jobs_tui.engine.ttyoutput import screen_text_now
+
+            from .ttytext import screen_delta
+
+            text = screen_text_now(quick.paths, record, unread, screen_delta)
+            unread = dataclasses.replace(unread, text=text)
         seen = Collected(record, unread)
         return _show(args, quick, seen, _exit_code(seen))  # type: ignore[arg-type]
     finally:

@@ -67,8 +67,18 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     for job_id in ids:
         jm.get(job_id)  # an unknown id: exit 3 before any wait
     mode = "any" if args.any else "all"
+    scanner = None
+    if args.until is not None and any(jm.get(job_id).tty for job_id in ids):
+        from .ttywait import screen_scanner
+
+        scanner = screen_scanner(jm)  # a terminal job's rows, not its bytes' lines
     result = await jm.wait_many(
-        ids, mode=mode, until=args.until, from_start=args.from_start, timeout_ms=timeout_ms
+        ids,
+        mode=mode,
+        until=args.until,
+        from_start=args.from_start,
+        timeout_ms=timeout_ms,
+        screen_scanner=scanner,
     )
     code = wait_code(result.reason, result.jobs, mode)
     about = _about(result, mode)

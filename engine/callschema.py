@@ -225,6 +225,11 @@ _JOB_PROPERTIES: dict[str, Any] = {
         "type": "boolean",
         "description": "logs: each line's wall-clock time (times, epoch ms; null if unknown).",
     },
+    "raw": {
+        "type": "boolean",
+        "description": "logs: the bytes as written, escapes and all (a terminal job's "
+        "logs are otherwise the rows its terminal shows); not with grep, since or timestamps.",
+    },
     "lines": {
         "type": "integer",
         "minimum": 1,
@@ -272,7 +277,9 @@ def _job_rules() -> list[dict[str, Any]]:
             "logs",
             {
                 "required": ["id"],
-                "properties": only({"id", "lines", "grep", "context", "since", "timestamps"}, f),
+                "properties": only(
+                    {"id", "lines", "grep", "context", "since", "timestamps", "raw"}, f
+                ),
                 "dependentRequired": {"context": ["grep"]},
             },
         ),

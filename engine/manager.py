@@ -34,7 +34,7 @@ from .subscribers import Subscriber, Subscribers
 from .supervision import Supervisor
 
 if TYPE_CHECKING:
-    from .waiting import WaitResult
+    from .waiting import ScreenScanner, WaitResult
 
 
 class JobManager:
@@ -306,6 +306,7 @@ class JobManager:
         until: str | None = None,
         from_start: bool = False,
         timeout_ms: int = 30_000,
+        screen_scanner: ScreenScanner | None = None,
     ) -> WaitResult:
         """Wait for several jobs (`mode` any: the first to end; all: every one), or with
         `until` (a Python regex) for the first line of their output that matches.
@@ -315,11 +316,19 @@ class JobManager:
         job still running. Nothing polls while the jobs are quiet: it wakes on the shims'
         events and the logs' writes (inotify), reading only new bytes; a peer's job is
         looked at every 0.5 s. A bad regex is InvalidArgument naming `until`.
+        `screen_scanner`: how a terminal job's rows are matched instead of its bytes' lines
+        (a door with an emulator passes one; see `waiting.ScreenScanner`).
         """
         from . import waiting  # inotify and the scanner load only for a wait that uses them
 
         return await waiting.wait_many(
-            self, ids, mode=mode, until=until, from_start=from_start, timeout_ms=timeout_ms
+            self,
+            ids,
+            mode=mode,
+            until=until,
+            from_start=from_start,
+            timeout_ms=timeout_ms,
+            screen_scanner=screen_scanner,
         )
 
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:

@@ -60,6 +60,7 @@ class Unread:
     skipped: int  # bytes that rotated away before this reader saw them
     remaining: int  # bytes still unread after this read (more than the cap allowed)
     end: int  # absolute end of the output when read
+    start: int = 0  # the cursor before the read (a terminal job's text is rendered from it)
 
 
 class UnreadCursors:
@@ -128,6 +129,7 @@ class UnreadCursors:
             skipped=got.skipped,
             remaining=max(0, got.end - got.offset),
             end=got.end,
+            start=start,
         )
 
     def forget(self, job_ids: list[str]) -> None:

@@ -14,9 +14,9 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from .arguments import check, compile_regex
 from .callschema import MAX_WAIT_IDS, WAIT_TIMEOUT
@@ -153,12 +153,24 @@ class LineScanner:
         return None
 
 
+class Scanner(Protocol):
+    """What `until` is tested by: a `LineScanner`, or a door's `ScreenScanner`'s."""
+
+    def feed(self, data: bytes, offset: int) -> LineMatch | None: ...
+
+    def finish(self) -> LineMatch | None: ...
+
+
+# A terminal job's scanner, made by a door with an emulator: `(record, pattern, position)`,
+# `position` being where the bytes it is fed start (the engine has no emulator: the lines
+# of a full-screen program's bytes are escape soup, its screen's rows are not).
+ScreenScanner = Callable[[JobRecord, re.Pattern[str], int], Scanner]
+
+
 class _Watch:
     """One waited job: its record, and (with `until`) its follower and scanner."""
 
-    def __init__(
-        self, record: JobRecord, follower: LogFollower | None, scanner: LineScanner | None
-    ):
+    def __init__(self, record: JobRecord, follower: LogFollower | None, scanner: Scanner | None):
         self.record = record
         self.follower = follower
         self.scanner = scanner
@@ -188,6 +200,7 @@ async def wait_many(
     until: str | None = None,
     from_start: bool = False,
     timeout_ms: int = 30_000,
+    screen_scanner: ScreenScanner | None = None,
 ) -> WaitResult:
     """See `JobManager.wait_many`."""
     wanted = check_ids(ids)
@@ -201,7 +214,10 @@ async def wait_many(
         for watch in watches:
             follower = _follower(jm, watch.record, from_start)
             watch.follower = follower
-            watch.scanner = LineScanner(pattern, follower.position, watch.record.id)
+            if screen_scanner is not None and watch.record.tty:
+                watch.scanner = screen_scanner(watch.record, pattern, follower.position)
+            else:
+                watch.scanner = LineScanner(pattern, follower.position, watch.record.id)
     deadline = time.monotonic() + (timeout_ms or 0) / 1000
     wake = asyncio.Event()
 

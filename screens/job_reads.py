@@ -13,6 +13,7 @@ from jobs_tui.engine.resources import JobUsage
 
 from .latest_line import LatestLines
 from .source import JobSource
+from .tty_last import TtyLatest
 
 Sample = dict[str, JobUsage]
 
@@ -33,6 +34,8 @@ class JobReads:
     def read_latest(self, record: JobRecord, then: Callable[[str], None]) -> None:
         """Read the job's latest line when it is due; `then(job_id)` once it is kept."""
         reader = getattr(self._source, "latest_line", None)
+        if record.tty and getattr(self._source, "follow", None) is not None:
+            reader = TtyLatest(self._source, record)  # its screen's last row, not its bytes'
         if reader is None or not self.latest.due(record):
             return
         work = partial(self._fetch_latest, record.id, record.finished_at, reader, then)

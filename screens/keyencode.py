@@ -17,7 +17,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .terminal_model import TermModes
+    from jobs_tui.term.model import TermModes
 
 ESC = b"\x1b"
 CSI = b"\x1b["

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
     from jobs_tui.engine.logs import SinceRead
     from jobs_tui.engine.model import JobRecord
+    from jobs_tui.term.model import TermModel
 
     from .source import JobSource, LogFollow
-    from .terminal_model import TermModel
 
 MIN_WIDTH = 120  # the screen's columns for a live tail beside the list
 MIN_HEIGHT = 30  # and its rows

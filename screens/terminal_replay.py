@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.logwatch import LogWatch
-
-from .terminal_model import TermModel
+from jobs_tui.term.model import TermModel
 
 if TYPE_CHECKING:
     from jobs_tui.engine.model import JobRecord

@@ -23,8 +23,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from jobs_tui.term.model import Cell, Line, TermModel
+
 from .source import LogFollow
-from .terminal_model import Cell, Line, TermModel
 from .terminal_replay import LivePump
 
 ANSI_NAMES = {

@@ -28,6 +28,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from jobs_tui.engine.model import JobEvent, JobRecord, JobStatus
 from jobs_tui.engine.sanitize import sanitize_line
 
+from ..ttytext import shown_last_line
 from .shaping import outcome
 
 if TYPE_CHECKING:
@@ -105,7 +106,9 @@ class Notifier:
         record = event.record
         if event.kind == "job-finished" and record is not None:
             if self.jm.is_own(record):
-                await self.log(finish_level(record), finish_text(record))
+                # a terminal job's last line: its screen's last row (read off the loop)
+                shown = await asyncio.to_thread(shown_last_line, self.jm.paths, record)
+                await self.log(finish_level(shown), finish_text(shown))
             for uri in (JOBS_URI, job_uri(record.id), log_uri(record.id)):
                 await self.updated(uri)
         elif event.kind == "job-started" and record is not None:

@@ -23,6 +23,7 @@ from jobs_tui.engine.format import earlier_note
 from jobs_tui.engine.results import JobError
 from jobs_tui.engine.tools import JobTools
 
+from ..ttytext import render_lines, screen_tail
 from .notify import JOBS_URI, job_uri, log_uri
 from .shaping import DEFAULT_LIMIT, outcome, shape, where_log
 
@@ -48,7 +49,7 @@ def parse(uri: str) -> tuple[str, str | None]:
 class JobResources:
     def __init__(self, manager: JobManager, limit: int = DEFAULT_LIMIT) -> None:
         self.jm = manager
-        self.tools = JobTools(manager)
+        self.tools = JobTools(manager, render=render_lines)  # tty jobs: their screen
         self.limit = limit
         # (job id, started at) -> where this client's last read of its log ended
         self._read_to: dict[tuple[str, int], int] = {}
@@ -120,15 +121,24 @@ class JobResources:
         except JobError as exc:
             raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": uri}) from None
         job = result.job.to_json()
-        shaped = shape(result.text, self.limit)
+        text, earlier = result.text, (result.earlier_lines, result.earlier_bytes)
+        if result.job.tty:  # a terminal job: the rows its terminal shows, not its bytes
+            try:
+                rows, lines_before, bytes_before = await screen_tail(
+                    self.jm, job_id, self.jm.config.max_log_lines
+                )
+            except JobError as exc:
+                raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": uri}) from None
+            text, earlier = "\n".join(rows), (lines_before, bytes_before)
+        shaped = shape(text, self.limit)
         skipped = self._skipped(
             (job_id, result.job.started_at), result.retained_from, result.position
         )
         lines = [outcome(job)]
         if skipped:
             lines.append(f"… {skipped} bytes rotated away unread since the last read")
-        if result.truncated:
-            lines.append(earlier_note(result.earlier_lines, result.earlier_bytes))
+        if any(earlier) if result.job.tty else result.truncated:
+            lines.append(earlier_note(*earlier))
         lines.append(shaped.text)
         if (where := where_log(job)) is not None:
             lines.append(where)

@@ -33,6 +33,8 @@ from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from ..errors import EXIT_INTERRUPTED
+from ..ttytext import render_lines, screen_delta, shown_last_line
+from ..ttywait import screen_scanner
 from .handshake import INSTRUCTIONS, SERVER_NAME, Early, listed_tool, server_version
 from .modelview import model_result
 from .notify import Notifier
@@ -67,11 +69,14 @@ class JobsMcp:
         self.jm = manager
         self.options = options
         self.tools = tool_table(options.vocabulary)
-        self.job_tools = JobTools(manager)
+        # a terminal job's logs and `until`: its screen's rows, not its bytes' lines
+        self.job_tools = JobTools(
+            manager, render=render_lines, screen_scanner=screen_scanner(manager)
+        )
         self.adapter: Any = {
             "job": self.job_tools,
-            "exec_command": ExecCommandTools(manager),
-            "process": ProcessTools(manager),
+            "exec_command": ExecCommandTools(manager, screen_delta=screen_delta),
+            "process": ProcessTools(manager, render=render_lines, screen_delta=screen_delta),
         }[options.vocabulary]
         self.notifier = Notifier(manager)
         self.resources = JobResources(manager, options.limit)
@@ -197,6 +202,8 @@ class JobsMcp:
             record = self.jm.find(job_id)
             if record is None:
                 continue
+            if record.tty:  # its screen's last row, not its bytes' (a few ms)
+                record = shown_last_line(self.jm.paths, record)
             last = sanitize_line(record.last_line or "", 160)
             parts.append(
                 f"{job_id} {record.status.value}" + (f", last line: {last}" if last else "")

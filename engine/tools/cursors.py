@@ -13,6 +13,7 @@ from .common import OUTPUT_CAP
 
 if TYPE_CHECKING:
     from ..manager import JobManager
+    from ..rawtail import ScreenDelta, TtyRenderer
 
 __all__ = ["Facade", "Unread", "UnreadCursors"]
 
@@ -26,7 +27,11 @@ class Facade:
         *,
         cursors: UnreadCursors | None = None,
         output_cap: int = OUTPUT_CAP,
+        render: TtyRenderer | None = None,
+        screen_delta: ScreenDelta | None = None,
     ) -> None:
         self.jm = manager
+        self.render = render  # a terminal job's log as its screen's rows (see JobTools)
+        self.screen_delta = screen_delta  # and its unread output (see ttyoutput)
         self.cursors = cursors or UnreadCursors.shared(manager)
         self.output_cap = output_cap

@@ -23,6 +23,7 @@ from ..outcomes import supervision
 from ..results import JobError, Refused
 from ..schemacheck import clip
 from ..toolschemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
+from ..ttyoutput import screen_text
 from .common import (
     elapsed_ms,
     error_result,
@@ -165,7 +166,7 @@ class ExecCommandTools(Facade):
             "job_id": record.id,
             "status": state(record),
             "running": record.running,
-            "output": unread.text,
+            "output": await screen_text(self.jm, record, unread, self.screen_delta),
             "log_path": record.log_path,
             "wait_mode": mode,
             "wait_status": wait_status,

@@ -20,10 +20,13 @@ from ..logsearch import since_ms as since_time
 from ..results import InvalidArgument, JobError, KillResult, LogsResult
 from ..schemacheck import ToolInputError, check, quote
 from .common import iso_utc
+from .ttylogs import rendered_logs, screen_last_lines
 
 if TYPE_CHECKING:
     from ..manager import JobManager
     from ..model import JobRecord
+    from ..rawtail import TtyRenderer
+    from ..waiting import ScreenScanner
 
 
 class CallError(ToolInputError):
@@ -58,6 +61,7 @@ class JobCall:
     context: int = 0
     since_ms: int | None = None  # logs: `since`, resolved to epoch ms
     timestamps: bool = False
+    raw: bool = False  # logs: the bytes as written (a terminal job's escapes and all)
 
 
 def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
@@ -98,6 +102,10 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
         )
     if action == "logs":
         _regex(v, "grep")
+        if v.get("raw"):
+            other = next((k for k in ("grep", "since", "timestamps") if v.get(k)), None)
+            if other is not None:
+                raise CallError(f"raw cannot be combined with {other}", "raw")
         since = v.get("since")
         try:
             since_ms = None if since is None else since_time(since)
@@ -111,6 +119,7 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
             context=v.get("context", 0),
             since_ms=since_ms,
             timestamps=v.get("timestamps", False),
+            raw=v.get("raw", False),
         )
     return JobCall(
         action=action,
@@ -140,15 +149,31 @@ def _error(action: Any, message: str, **extra: Any) -> dict[str, Any]:
 class JobTools:
     """The `job` tool over one JobManager, as ExecCommandTools and ProcessTools are theirs."""
 
-    def __init__(self, manager: JobManager) -> None:
+    def __init__(
+        self,
+        manager: JobManager,
+        render: TtyRenderer | None = None,
+        screen_scanner: ScreenScanner | None = None,
+    ) -> None:
+        """`render`: how a terminal job's bytes become the rows its terminal shows, and
+        `screen_scanner`: how `until` matches those rows (a host with an emulator passes
+        them, the MCP server `jobs_tui.term`'s); without them a terminal job's logs and
+        `until` are its sanitized bytes' lines."""
         self.manager = manager
+        self.render = render
+        self.screen_scanner = screen_scanner
 
     async def call(self, request: Any) -> dict[str, Any]:
         """A JSON-ready JobDetails dict; never raises on bad input."""
-        return await run_call(self.manager, request)
+        return await run_call(self.manager, request, self.render, self.screen_scanner)
 
 
-async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
+async def run_call(
+    manager: JobManager,
+    request: Any,
+    render: TtyRenderer | None = None,
+    screen_scanner: ScreenScanner | None = None,
+) -> dict[str, Any]:
     """The `job` tool: never raises on bad input; errors come back as `error`."""
     action = request.get("action") if isinstance(request, dict) else None
     try:
@@ -156,7 +181,9 @@ async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
     except CallError as exc:
         return _error(action, str(exc))
     try:
-        return await dispatch(manager, call)
+        details = await dispatch(manager, call, render, screen_scanner)
+        await screen_last_lines(manager, details, render)
+        return details
     except JobError as exc:
         details = _error(call.action, str(exc))
         record = manager.find(call.id) if call.id else None
@@ -165,7 +192,12 @@ async def run_call(manager: JobManager, request: Any) -> dict[str, Any]:
         return details
 
 
-async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
+async def dispatch(
+    manager: JobManager,
+    call: JobCall,
+    render: TtyRenderer | None = None,
+    screen_scanner: ScreenScanner | None = None,
+) -> dict[str, Any]:
     """Run a validated call; raises JobError (UnknownJob, Refused) instead of folding it in."""
     action = call.action
     job_id = call.id or ""
@@ -196,6 +228,9 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
         details.update((await _usage(manager, [record])).get(record.id, {}))
         return details
     if action == "logs":
+        rendered = await rendered_logs(manager, call, render)
+        if rendered is not None:
+            return rendered
         if call.grep is not None:
             found = await manager.search(
                 job_id, call.grep, context=call.context, since_ms=call.since_ms
@@ -219,7 +254,7 @@ async def dispatch(manager: JobManager, call: JobCall) -> dict[str, Any]:
     if action == "kill":
         return _kill(await manager.kill(job_id, call.signal))
     if action == "wait":
-        return await _wait(manager, call)
+        return await _wait(manager, call, screen_scanner)
     cleared = await manager.clear(call.id, all=call.all)
     return {"action": action, "jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
 
@@ -290,9 +325,11 @@ def _kill(result: KillResult) -> dict[str, Any]:
     return details
 
 
-async def _wait(manager: JobManager, call: JobCall) -> dict[str, Any]:
+async def _wait(
+    manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
+) -> dict[str, Any]:
     if call.ids is not None or call.until is not None or call.mode is not None:
-        return await _wait_many(manager, call)
+        return await _wait_many(manager, call, screen_scanner)
     job_id = call.id or ""
     manager.get(job_id)
     try:
@@ -303,7 +340,9 @@ async def _wait(manager: JobManager, call: JobCall) -> dict[str, Any]:
     return {"action": "wait", "job": record.to_json(), "timedOut": record.running}
 
 
-async def _wait_many(manager: JobManager, call: JobCall) -> dict[str, Any]:
+async def _wait_many(
+    manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
+) -> dict[str, Any]:
     ids = list(call.ids) if call.ids is not None else [call.id or ""]
     for job_id in ids:
         manager.get(job_id)
@@ -314,6 +353,7 @@ async def _wait_many(manager: JobManager, call: JobCall) -> dict[str, Any]:
             until=call.until,
             from_start=call.from_start,
             timeout_ms=call.timeout_ms or 0,
+            screen_scanner=screen_scanner,
         )
     except asyncio.CancelledError:
         jobs = [manager.get(job_id) for job_id in ids]

@@ -18,10 +18,12 @@ from typing import Any
 from ..callschema import MAX_LINES
 from ..format import duration, earlier_note
 from ..model import JobRecord
+from ..rawtail import LAST_LINE_BYTES, last_row, raw_tail
 from ..results import JobError, Refused
 from ..safefiles import open_regular
 from ..schemacheck import clip
 from ..toolschemas import EXEC, PROCESS
+from ..ttyoutput import screen_text
 from .common import (
     derive_name,
     elapsed_ms,
@@ -95,6 +97,7 @@ class ProcessTools(Facade):
             wait_ms = clamp(v.get("yieldMs", YIELD_DEFAULT_MS), YIELD_MIN_MS, YIELD_MAX_MS)
             record = await self.jm.wait(record.id, int(wait_ms), report=False)
         unread = await self.cursors.read(record.id, self.output_cap)
+        output = await screen_text(self.jm, record, unread, self.screen_delta)
         result: dict[str, Any] = {
             "action": "exec",
             "status": status_word(record),
@@ -102,7 +105,7 @@ class ProcessTools(Facade):
             "name": derive_name(record.command),
             "pid": record.pid,
             "cwd": record.cwd,
-            "output": unread.text,
+            "output": output,
             "durationMs": elapsed_ms(record),
         }
         _truncation(result, unread.remaining, record.id)
@@ -110,13 +113,13 @@ class ProcessTools(Facade):
             result["text"] = (
                 f"Command still running (session {record.id}, pid {record.pid}). Use process "
                 "(list/poll/log/write/send-keys/kill/clear/remove) to follow up."
-                + (f"\n\n{unread.text}" if unread.text else "")
+                + (f"\n\n{output}" if output else "")
             )
             return result
         if not unread.remaining:  # reported once all of its output was read
             record = await self.jm.status(record.id)
         result.update(exitCode=record.exit_code, exitSignal=record.signal, state=state(record))
-        result["text"] = (unread.text or "(no output)") + (
+        result["text"] = (output or "(no output)") + (
             "" if result["status"] == "completed" else f"\n\n{exit_text(record)}"
         )
         return result
@@ -125,11 +128,11 @@ class ProcessTools(Facade):
     async def _process(self, v: dict[str, Any]) -> dict[str, Any]:
         action = v["action"]
         if action == "list":
-            return self._list()
+            return await self._list()
         handler = getattr(self, "_" + action.replace("-", "_"))
         return await handler(v["job_id"], v)
 
-    def _list(self) -> dict[str, Any]:
+    async def _list(self) -> dict[str, Any]:
         sessions = []
         for record in self.jm.jobs(include_peers=False):
             sessions.append(
@@ -144,7 +147,7 @@ class ProcessTools(Facade):
                     "cwd": record.cwd,
                     "command": record.command,
                     "name": derive_name(record.command),
-                    "tail": record.last_line,
+                    "tail": await self._last_line(record),
                     "exitCode": record.exit_code,
                     "exitSignal": record.signal,
                 }
@@ -160,6 +163,15 @@ class ProcessTools(Facade):
             "text": "\n".join(lines) or "No running or recent sessions.",
         }
 
+    async def _last_line(self, record: JobRecord) -> str:
+        """A terminal job's: the last row of its screen (with a renderer); else the record's."""
+        if self.render is None or not record.tty:
+            return record.last_line
+        try:
+            return last_row(self.render(await raw_tail(self.jm, record.id, LAST_LINE_BYTES)))
+        except (JobError, OSError):
+            return record.last_line
+
     async def _poll(self, job_id: str, v: dict[str, Any]) -> dict[str, Any]:
         wait_ms = clamp(v.get("timeout", 0), 0, POLL_WAIT_MAX_MS)
         record = self.jm.get(job_id)
@@ -168,14 +180,15 @@ class ProcessTools(Facade):
         unread = await self.cursors.read(job_id, self.output_cap)
         if not record.running and not unread.remaining:  # reported once all of it was read
             record = await self.jm.status(job_id)
+        output = await screen_text(self.jm, record, unread, self.screen_delta)
         result = self._base("poll", record)
-        result["output"] = unread.text
+        result["output"] = output
         if not record.running:
             result.update(exitCode=record.exit_code, exitSignal=record.signal)
         _truncation(result, unread.remaining, job_id)
         if unread.skipped:
             result["skippedBytes"] = unread.skipped
-        body = unread.text.rstrip("\n") or "(no new output)"
+        body = output.rstrip("\n") or "(no new output)"
         result["text"] = f"{body}\n\n{exit_text(record)}"
         return result
 
@@ -183,7 +196,16 @@ class ProcessTools(Facade):
         offset, limit = v.get("offset"), v.get("limit")
         record = self.jm.get(job_id)
         hint = ""
-        if offset is None and (limit or LOG_TAIL_LINES) <= MAX_LINES:
+        if self.render is not None and record.tty:  # its screen's rows, paged the same way
+            rows = self.render(await raw_tail(self.jm, job_id))
+            total = len(rows)
+            first = max(0, total - (limit or LOG_TAIL_LINES)) if offset is None else offset
+            lines = rows[first : first + limit] if limit else rows[first:]
+            if offset is None and limit is None and first:
+                hint = (
+                    f"\n\n[showing last {len(lines)} of {total} lines; pass offset/limit to page]"
+                )
+        elif offset is None and (limit or LOG_TAIL_LINES) <= MAX_LINES:
             count = limit or LOG_TAIL_LINES
             tail = await self.jm.logs(job_id, lines=count)
             lines, first = tail.lines, tail.earlier_lines

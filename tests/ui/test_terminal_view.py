@@ -9,9 +9,9 @@ import time
 import pytest
 from textual.app import App, ComposeResult
 
-from jobs_tui.screens.terminal_model import TermModel
 from jobs_tui.screens.terminal_replay import open_terminal
 from jobs_tui.screens.terminal_view import TerminalView
+from jobs_tui.term.model import TermModel
 
 from .fakes import screen_text, until
 

@@ -41,6 +41,8 @@ FIELD_TYPES = {
     "context": "integer",
     "since": "string",
     "timestamps": "boolean",
+    # issue 23
+    "raw": "boolean",
 }
 
 
@@ -323,7 +325,7 @@ def test_applies_table_matches_the_reference():
     }
     assert applies("list") == {"all"}
     assert applies("status") == {"id"}
-    assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps"}
+    assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps", "raw"}
     assert applies("send") == {"id", "input", "newline", "eof"}
     assert applies("kill") == {"id", "signal"}
     assert applies("wait") == {"id", "ids", "mode", "until", "fromStart", "timeoutMs"}

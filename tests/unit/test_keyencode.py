@@ -16,7 +16,7 @@ from textual._xterm_parser import XTermParser
 from textual.keys import _character_to_key
 
 from jobs_tui.screens.keyencode import PASTE_END, PASTE_START, encode_key, encode_paste
-from jobs_tui.screens.terminal_model import TermModes
+from jobs_tui.term.model import TermModes
 
 
 def modes(*, app_cursor: bool = False, bracketed: bool = False) -> TermModes:

@@ -6,7 +6,7 @@ import tracemalloc
 
 import pytest
 
-from jobs_tui.screens.terminal_model import TermModel
+from jobs_tui.term.model import TermModel
 
 
 def cell(model: TermModel, x: int, y: int):  # type: ignore[no-untyped-def]

@@ -10,8 +10,8 @@ import pyte
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.screens import terminal_emulator as tm
-from jobs_tui.screens.terminal_model import TermModel
+from jobs_tui.term import emulator as tm
+from jobs_tui.term.model import TermModel
 
 COLS, ROWS = 20, 6
 

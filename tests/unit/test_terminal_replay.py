@@ -6,7 +6,7 @@ import os
 
 from jobs_tui.engine.follower import LogFollower
 from jobs_tui.screens import terminal_replay as tr
-from jobs_tui.screens.terminal_model import TermModel
+from jobs_tui.term.model import TermModel
 
 
 def write_log(log_dir: str, data: bytes) -> str:

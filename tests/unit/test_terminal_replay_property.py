@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from jobs_tui.engine.follower import LogFollower
 from jobs_tui.screens import terminal_replay as tr
-from jobs_tui.screens.terminal_model import TermModel
+from jobs_tui.term.model import TermModel
 
 COLS, ROWS = 24, 6
 

@@ -1,6 +1,6 @@
 """`EmulatedScreen`: pyte's screen, made safe and fast for a job's hostile output.
 
-Around pyte's screen (the VT parser in front of it is `terminal_parser.Parser`):
+Around pyte's screen (the VT parser in front of it is `parser.Parser`):
 
 - the alternate screen (1049/1047/47), which pyte lacks: the main screen's rows are
   set aside and given back, with the cursor for 1049;

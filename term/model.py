@@ -1,8 +1,8 @@
 """`TermModel`: a PTY job's screen emulated from its raw output, with a scrollback.
 
-Pure: bytes in, cells out; no Textual. `Parser` (terminal_parser) reads the bytes
+Pure: bytes in, cells out; no Textual. `Parser` (term.parser) reads the bytes
 (faster than pyte's own, and it drops what only a real terminal acts on: titles, OSC 52,
-hyperlinks, DCS) into an `EmulatedScreen` (terminal_emulator: pyte's screen with the
+hyperlinks, DCS) into an `EmulatedScreen` (term.emulator: pyte's screen with the
 alternate screen, a bounded scrollback and safe, fast drawing).
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from .terminal_emulator import Cell, EmulatedScreen, Line
-from .terminal_parser import Parser
+from .emulator import Cell, EmulatedScreen, Line
+from .parser import Parser
 
 __all__ = ["Cell", "Line", "TermModel", "TermModes"]
 

@@ -1,0 +1,85 @@
+"""`jobs-tui logs --follow` of a terminal job: its rows as they become final
+(`term.rows.ScreenRows`: scrolled off, or above the cursor), then, once it ends, the
+rest of its screen; never its escape bytes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, raw_tail
+
+from . import human, jsonout, printing
+from .reads import emit
+
+if TYPE_CHECKING:
+    from jobs_tui.engine import JobManager
+    from jobs_tui.engine.follower import LogFollower
+    from jobs_tui.term.rows import ScreenRows
+
+FOLLOW_POLL_MS = 200  # as verbs.follow
+BUSY_POLL_MS = 20
+FOLLOW_CAP = 1 << 20
+
+
+def _read(follower: LogFollower, rows: ScreenRows) -> tuple[list[str], int]:
+    """Blocking: everything the log holds past the follower, fed; the final rows, and the
+    bytes that rotated away unread before it."""
+    out: list[str] = []
+    skipped = 0
+    while True:
+        got = follower.read(FOLLOW_CAP)
+        skipped += got.skipped
+        if got.data:
+            out += rows.feed(got.data)
+        if got.offset + len(got.data) >= got.end or not got.data:
+            return out, skipped
+
+
+def _say(args: argparse.Namespace, jm: JobManager, lines: list[str], gap: int) -> None:
+    if args.json:
+        chunk: dict[str, Any] = {"job": jm.get(args.id).to_json(), "following": True}
+        chunk.update(logs="\n".join(lines) + "\n", rendered=True)
+        if gap:
+            chunk["skipped"] = gap
+        jsonout.emit("logs", None, args.session, chunk)
+        return
+    if gap:
+        printing.err(f"jobs-tui: {gap} bytes rotated away unread")
+    printing.write("\n".join(lines) + "\n")
+
+
+async def tty_follow(jm: JobManager, args: argparse.Namespace) -> int:
+    """The last `--lines` final rows now, then each row as it becomes final, until the
+    job ends; then the rest of its screen and its outcome."""
+    from jobs_tui.term.rows import ScreenRows
+
+    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES)
+    rows = ScreenRows(tail.cols, tail.rows)
+    first = rows.prime(tail.data, tail.whole)
+    shown = first[-(args.lines or jm.config.max_log_lines) :]
+    details: dict[str, Any] = {"job": jm.get(args.id).to_json(), "rendered": True}
+    details["logs"] = "\n".join(shown) + ("\n" if shown else "")
+    details["truncated"] = len(shown) < len(first) or bool(tail.offset)
+    if details["truncated"]:
+        details["earlierBytes"] = tail.offset
+        if len(shown) < len(first) and not tail.offset:
+            details["earlierLines"] = len(first) - len(shown)
+    if shown or args.json or details["truncated"]:
+        emit(args, {**details, "following": True}, human.logs_lines(details), None)
+    follower = jm.follow(args.id, tail.end)
+    busy = True
+    while True:
+        record = await jm.wait(args.id, BUSY_POLL_MS if busy else FOLLOW_POLL_MS)
+        lines, gap = await asyncio.to_thread(_read, follower, rows)
+        if not record.running:
+            lines += rows.finish()
+        busy = bool(lines)
+        if lines or gap:
+            _say(args, jm, lines, gap)
+        if printing.stdout_closed():
+            raise BrokenPipeError
+        if not record.running:
+            final = {"job": record.to_json(), "logs": "", "following": False, "rendered": True}
+            return emit(args, final, human.outcome_line(record, human.now_ms()))

@@ -1,0 +1,86 @@
+"""`jobs-tui logs` of a terminal job, and `--raw` of any job.
+
+A terminal (`tty`) job's output is read as a terminal shows it: its log's last bytes
+rendered through the terminal pane's emulator (`ttytext`), then the last `--lines` rows
+(or a page of them with `--offset`/`--limit`). `--raw` gives the bytes the job wrote,
+escapes and all, for a reader that has its own terminal (`jobs-tui logs j3 --raw | less -R`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, raw_tail
+
+from . import human, printing
+from .reads import emit
+from .ttytext import render_lines
+
+if TYPE_CHECKING:
+    from jobs_tui.engine import JobManager
+
+# What the rendered path does not take: the byte-dated and whole-log reads.
+_BYTE_FLAGS = ("grep", "since", "since_ms", "timestamps")
+
+
+def renders(args: argparse.Namespace, tty: bool) -> bool:
+    """Whether this `logs` call is answered here: `--raw`, or a terminal job's text."""
+    if getattr(args, "raw", False):
+        return True
+    return tty and not any(getattr(args, name, None) for name in _BYTE_FLAGS)
+
+
+def _last_lines(data: bytes, count: int) -> tuple[bytes, int]:
+    """The last `count` lines of `data` (a line is what ends in a newline, or the
+    unfinished last one), and how many came before them."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+        kept = lines[-count:]
+        return b"\n".join(kept) + b"\n", len(lines) - len(kept)
+    kept = lines[-count:]
+    return b"\n".join(kept), len(lines) - len(kept)
+
+
+async def raw_logs(jm: JobManager, args: argparse.Namespace) -> int:
+    """The bytes as written: the last `--lines` lines of the log's last bytes."""
+    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES)
+    data, earlier = _last_lines(tail.data, args.lines or jm.config.max_log_lines)
+    details: dict[str, Any] = {
+        "job": jm.get(args.id).to_json(),
+        "logs": data.decode("utf-8", "replace"),
+        "raw": True,
+        "truncated": bool(earlier or tail.offset),
+    }
+    if details["truncated"]:
+        details["earlierBytes"] = tail.offset + len(tail.data) - len(data)
+    if args.json:
+        return emit(args, details, [])
+    sys.stdout.flush()
+    printing.write_bytes(data)
+    return 0
+
+
+async def tty_logs(jm: JobManager, args: argparse.Namespace) -> int:
+    """A terminal job's output as rows of text (see module doc)."""
+    if getattr(args, "raw", False):
+        return await raw_logs(jm, args)
+    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES)
+    rows = render_lines(tail)
+    details: dict[str, Any] = {"job": jm.get(args.id).to_json(), "rendered": True}
+    if args.offset is not None or args.limit is not None:
+        first = args.offset or 0
+        shown = rows[first : first + args.limit] if args.limit else rows[first:]
+        details.update(offset=first, totalLines=len(rows), truncated=bool(tail.offset))
+    else:
+        shown = rows[-(args.lines or jm.config.max_log_lines) :]
+        earlier = len(rows) - len(shown)
+        details["truncated"] = bool(earlier or tail.offset)
+        if details["truncated"]:
+            details["earlierBytes"] = tail.offset
+            if earlier and not tail.offset:
+                details["earlierLines"] = earlier
+    details["logs"] = "\n".join(shown) + ("\n" if shown else "")
+    return emit(args, details, human.logs_lines(details))

@@ -1,0 +1,87 @@
+"""The `job` tool's `logs` of a terminal job, rendered, and `raw` of any job.
+
+The engine never imports a terminal emulator: a host that has one (the MCP server,
+`jobs_tui.term`) hands `JobTools` a `TtyRenderer`, and a `tty` job's tail is then the
+rows its terminal shows (scrollback, then the screen) instead of its sanitized bytes,
+which for a full-screen program are escape soup (vim's `~` rows run into one line, its
+width probes kept). `raw: true` gives the bytes as written, escapes and all, each
+control character but newline and tab spelled out (`\\x1b[?1049h`, a backslash as `\\\\`):
+a tool result is shown by clients in their own terminal, where a real ESC would act, and
+read by models, which need to see it. (`jobs-tui logs --raw` writes the bytes themselves.)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..rawtail import LAST_LINE_BYTES, RAW_TAIL_BYTES, TtyRenderer, last_row, raw_tail
+from ..results import JobError
+
+if TYPE_CHECKING:
+    from ..manager import JobManager
+    from .job import JobCall
+
+
+_CONTROL = re.compile(r"[\\\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """Control characters (but newline and tab) as `\\xNN`, a backslash as two."""
+    return _CONTROL.sub(lambda m: "\\\\" if m[0] == "\\" else f"\\x{ord(m[0]):02x}", text)
+
+
+def _tail_lines(rows: list[str], count: int) -> tuple[list[str], int]:
+    shown = rows[-count:] if count else rows
+    return shown, len(rows) - len(shown)
+
+
+async def rendered_logs(
+    manager: JobManager, call: JobCall, render: TtyRenderer | None
+) -> dict[str, Any] | None:
+    """The details of a `logs` call answered here (`raw`, or a terminal job's text with a
+    renderer, without grep/since/timestamps); None: the usual sanitized tail."""
+    job_id = call.id or ""
+    record = manager.get(job_id)
+    if not call.raw and (render is None or not record.tty):
+        return None
+    if not call.raw and (call.grep is not None or call.since_ms is not None or call.timestamps):
+        return None
+    tail = await raw_tail(manager, job_id, RAW_TAIL_BYTES)
+    count = call.lines or manager.config.max_log_lines
+    details: dict[str, Any] = {"action": "logs", "job": manager.get(job_id).to_json()}
+    if call.raw:
+        text = tail.data.decode("utf-8", "replace")
+        ended = text.endswith("\n")
+        shown, earlier = _tail_lines(text.split("\n")[:-1] if ended else text.split("\n"), count)
+        details["logs"] = visible("\n".join(shown) + ("\n" if ended and shown else ""))
+        details["raw"] = True
+    else:
+        assert render is not None
+        shown, earlier = _tail_lines(render(tail), count)
+        details["logs"] = "\n".join(shown) + ("\n" if shown else "")
+        details["rendered"] = True
+    details["truncated"] = bool(earlier or tail.offset)
+    if details["truncated"]:
+        details["earlierBytes"] = tail.offset
+        if earlier and not tail.offset:
+            details["earlierLines"] = earlier
+    return details
+
+
+async def screen_last_lines(
+    manager: JobManager, details: dict[str, Any], render: TtyRenderer | None
+) -> None:
+    """A terminal job's `lastLine` in `details` (its `job`, its `jobs`) as the last row of
+    its screen, rendered from the log's last LAST_LINE_BYTES; left as it is when the log
+    cannot be read."""
+    if render is None:
+        return
+    jobs = [details.get("job"), *(details.get("jobs") or [])]
+    for job in jobs:
+        if not (isinstance(job, dict) and job.get("tty") and isinstance(job.get("id"), str)):
+            continue
+        try:
+            job["lastLine"] = last_row(render(await raw_tail(manager, job["id"], LAST_LINE_BYTES)))
+        except (JobError, OSError):
+            continue

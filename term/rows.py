@@ -1,0 +1,106 @@
+"""`ScreenRows`: a terminal job's rows as they become final, for a reader that follows
+its output as text (`logs --follow`, `wait --until`).
+
+A terminal redraws: a row on the screen may still change, a row that scrolled into the
+scrollback never does. A row counts as final once it scrolled off, or once the cursor
+is on a row below it on the main screen (what line-oriented output looks like: a build,
+a REPL); the rows of an alternate screen (vim, less, top) are final only when the
+output ends (`finish`: the screen as it is then, trailing blank rows dropped). Each row
+is given once.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from .model import TermModel
+from .text import ALT_ON, TEXT_SCROLLBACK, start_of
+
+
+def _at_switches(data: bytes) -> list[bytes]:
+    """`data` cut before each switch to an alternate screen."""
+    cuts = sorted(at for needle in ALT_ON for at in _find_all(data, needle))
+    if not cuts:
+        return [data]
+    bounds = [0, *cuts, len(data)]
+    return [data[lo:hi] for lo, hi in itertools.pairwise(bounds) if hi > lo]
+
+
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    found, at = [], data.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = data.find(needle, at + 1)
+    return found
+
+
+class ScreenRows:
+    """Feed a terminal job's bytes in order; get the rows that became final."""
+
+    def __init__(self, cols: int, rows: int, scrollback: int = TEXT_SCROLLBACK) -> None:
+        self.model = TermModel(max(1, cols), max(1, rows), scrollback)
+        self.given = 0  # absolute row number (from the first row ever) given so far
+
+    def _pushed(self) -> int:
+        return self.model.history_dropped + self.model.history_len()
+
+    def _row(self, absolute: int) -> str | None:
+        """The text of row `absolute`; None when it fell off the scrollback's bound."""
+        dropped = self.model.history_dropped
+        if absolute < dropped:
+            return None
+        return self.model.line_text(absolute - dropped)
+
+    def _take(self, upto: int) -> list[str]:
+        out = []
+        for absolute in range(self.given, upto):
+            text = self._row(absolute)
+            if text is not None:
+                out.append(text)
+        self.given = max(self.given, upto)
+        return out
+
+    def prime(self, data: bytes, whole: bool) -> list[str]:
+        """Feed what was written before the reader came (`whole`: from the log's start):
+        the rows it made final are returned (a tail for the reader to show, or not)."""
+        prefix, start = start_of(data, whole)
+        if prefix:
+            self.model.feed(prefix)
+        return self.feed(data[start:])
+
+    def feed(self, data: bytes) -> list[str]:
+        """The rows `data` made final (the main screen's, above its cursor, are taken at
+        each switch to an alternate screen, which hides them)."""
+        out: list[str] = []
+        for piece in _at_switches(data):
+            self.model.feed(piece)
+            if self.model.modes.alt_screen:
+                out += self._take(self._pushed())
+            else:
+                out += self._take(self._pushed() + self.model.cursor[1])
+        return out
+
+    def pending(self) -> list[str]:
+        """The rows not final yet, up to the cursor's (not given: a later feed gives
+        them once they are final), trailing blank ones dropped."""
+        model, pushed = self.model, self._pushed()
+        cursor = model.cursor[1]
+        open_rows = [
+            model.line_text(model.history_len() + y)
+            for y in range(max(0, self.given - pushed), cursor + 1)
+        ]
+        while open_rows and not open_rows[-1].strip():
+            open_rows.pop()
+        return open_rows
+
+    def finish(self) -> list[str]:
+        """The output ended: the rows not given yet, to the last non-blank one (on an
+        alternate screen: all of its rows, none of which was given while it showed)."""
+        model, pushed = self.model, self._pushed()
+        out = self._take(pushed)
+        screen = [model.line_text(model.history_len() + y) for y in range(model.rows)]
+        while screen and not screen[-1].strip():
+            screen.pop()
+        out += screen if model.modes.alt_screen else screen[max(0, self.given - pushed) :]
+        self.given = max(self.given, pushed + len(screen))
+        return out
