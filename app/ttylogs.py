@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, raw_tail
+from jobs_tui.engine.sanitize import spell_controls
 
 from . import human, printing
 from .reads import emit
@@ -58,6 +59,9 @@ async def raw_logs(jm: JobManager, args: argparse.Namespace) -> int:
         details["earlierBytes"] = tail.offset + len(tail.data) - len(data)
     if args.json:
         return emit(args, details, [])
+    if sys.stdout.isatty():  # a hostile job's escapes never act on the reader's terminal
+        printing.write(spell_controls(data.decode("utf-8", "replace")))
+        return 0
     sys.stdout.flush()
     printing.write_bytes(data)
     return 0

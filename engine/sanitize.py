@@ -129,3 +129,12 @@ def last_line(raw: bytes | str, limit: int = LINE_LIMIT) -> str:
         if line:
             return line
     return ""
+
+
+_SPELLED = re.compile(r"[\\\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def spell_controls(text: str) -> str:
+    """Control characters (but newline and tab) as `\\xNN`, a backslash as two: a job's
+    raw bytes shown where a real ESC would act (a tool result, a terminal), still readable."""
+    return _SPELLED.sub(lambda m: "\\\\" if m[0] == "\\" else f"\\x{ord(m[0]):02x}", text)

@@ -12,23 +12,15 @@ read by models, which need to see it. (`jobs-tui logs --raw` writes the bytes th
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from ..rawtail import LAST_LINE_BYTES, RAW_TAIL_BYTES, TtyRenderer, last_row, raw_tail
 from ..results import JobError
+from ..sanitize import spell_controls as visible
 
 if TYPE_CHECKING:
     from ..manager import JobManager
     from .job import JobCall
-
-
-_CONTROL = re.compile(r"[\\\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def visible(text: str) -> str:
-    """Control characters (but newline and tab) as `\\xNN`, a backslash as two."""
-    return _CONTROL.sub(lambda m: "\\\\" if m[0] == "\\" else f"\\x{ord(m[0]):02x}", text)
 
 
 def _tail_lines(rows: list[str], count: int) -> tuple[list[str], int]:

@@ -142,3 +142,40 @@ def test_poll_and_exec_of_a_terminal_job_print_its_rows(cli: Cli):
     assert cli("wait", "j1", "--timeout-ms", "30000").code == 0
     polled = cli.ok("poll", "j1")
     assert polled.out == "Password: x\n", polled
+
+
+def test_raw_to_a_terminal_spells_the_escapes_out(cli: Cli):
+    """`--raw` on a terminal: a hostile job's bytes never act on the reader's screen (its
+    controls spelled out as `\\x1b`); the same call piped gives the bytes themselves."""
+    import os
+    import pty
+    import subprocess
+
+    from .conftest import ENTRY
+
+    _vim_job(cli)
+    master, slave = pty.openpty()
+    try:
+        done = subprocess.run(
+            [*ENTRY, "logs", "j1", "--raw"],
+            stdout=slave,
+            stderr=subprocess.PIPE,
+            env=cli.env(),
+            cwd=cli.cwd,
+            timeout=60,
+        )
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the writer is gone and all was read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert done.returncode == 0, done.stderr
+    assert b"\x1b" not in shown and b"\x9b" not in shown, shown[:200]
+    assert b"\\x1b[?1049h" in shown and "▽".encode() in shown
