@@ -180,7 +180,7 @@ def _typed_constants(node: Any) -> None:
         return
     if "const" in node:
         value = node.pop("const")
-        node.setdefault("type", _json_type(value))
+        node.setdefault("type", json_type(value))
         node["enum"] = [value]
     for word in _ONE:
         _typed_constants(node.get(word))
@@ -192,7 +192,8 @@ def _typed_constants(node: Any) -> None:
             _typed_constants(sub)
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value (`true` is a boolean, not an integer)."""
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):

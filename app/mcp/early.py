@@ -63,16 +63,21 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def plain_id(request_id: Any) -> bool:
+    """A request id every client and the SDK read alike: a string, or an integer that
+    survives a JavaScript number (a bool is no id)."""
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return False
+    return not (isinstance(request_id, int) and abs(request_id) >= 2**53)
+
+
 def plain_tools_list(message: Any) -> bool:
     """`tools/list` with no params (or empty ones): the only form answered early."""
     if not isinstance(message, dict) or not {"jsonrpc", "id", "method"} <= set(message):
         return False
     if not set(message) <= {"jsonrpc", "id", "method", "params"}:
         return False
-    request_id = message["id"]
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-        return False
-    if isinstance(request_id, int) and abs(request_id) >= 2**53:
+    if not plain_id(message["id"]):
         return False
     return (
         message["jsonrpc"] == "2.0"

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .early import Lines, claim, write_all
+from .early import Lines, claim, plain_id, write_all
 
 # the SDK's `mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS` (a test keeps them equal)
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -186,10 +186,7 @@ def plain_initialize(message: Any) -> bool:
     type) sends the line to the SDK, which then answers it as it always did."""
     if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
         return False
-    request_id = message["id"]
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-        return False
-    if isinstance(request_id, int) and abs(request_id) >= 2**53:
+    if not plain_id(message["id"]):
         return False
     params = message["params"]
     return (

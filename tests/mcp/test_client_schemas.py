@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from jobs_tui.app.mcp.clientschema import json_type
 from jobs_tui.app.mcp.tooltable import VOCABULARIES, action_slice, job_actions, tool_table
 from jobs_tui.engine import job_tool_schema
 
@@ -55,20 +56,6 @@ def _nodes(schema: Any, where: str = "$") -> Iterator[tuple[str, dict[str, Any]]
             yield from _nodes(sub, f"{where}.{word}.{name}")
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    return "array" if isinstance(value, list) else "object"
-
-
 def anthropic_problems(schema: dict[str, Any]) -> list[str]:
     problems = [f"top-level {word}" for word in CROSS_FIELD if word in schema]
     if schema.get("type") != "object":
@@ -85,7 +72,7 @@ def codex_problems(schema: dict[str, Any]) -> list[str]:
         if "enum" not in node:
             continue
         declared = node.get("type")
-        kinds = {_json_type(v) for v in node["enum"]}
+        kinds = {json_type(v) for v in node["enum"]}
         if not isinstance(declared, str):
             problems.append(f"{where}: enum without one declared type (Codex guesses string)")
         elif not (kinds == {declared} or (declared == "number" and kinds <= {"integer", "number"})):
