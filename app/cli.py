@@ -150,11 +150,13 @@ def _unexpected(exc: BaseException) -> VerbError:
 
 def _exit_now(code: int) -> None:
     """Skip interpreter teardown (~10 ms): everything is written and closed by now."""
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        code = code or 141
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed before we started: nothing of ours is buffered there
+            continue
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            code = code or 141
     os._exit(code)
 
 

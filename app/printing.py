@@ -11,6 +11,7 @@ raised.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import sys
@@ -38,6 +39,7 @@ def write(text: str) -> None:
     raise BrokenPipeError, not pass for success.
     """
     text = displayable(text)
+    _stdout_open()
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, OSError):  # not a real file (an embedding host)
@@ -58,6 +60,7 @@ def write(text: str) -> None:
 
 def write_bytes(data: bytes) -> None:
     """Bytes on stdout as they are (`logs --raw`: a job's own bytes, escapes and all)."""
+    _stdout_open()
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, OSError):  # not a real file (an embedding host)
@@ -75,13 +78,20 @@ def write_bytes(data: bytes) -> None:
             select.select([], [fd], [])
 
 
+def _stdout_open() -> None:
+    """A stdout closed before we started (`1>&-`: Python's sys.stdout is None) is a
+    reader that left: the verb ends as on a broken pipe, 141, never with a traceback."""
+    if sys.stdout is None:
+        raise BrokenPipeError(errno.EPIPE, "stdout was closed")
+
+
 def line(text: str) -> None:
     write(text + "\n")
 
 
 def err(text: str) -> None:
     """One message on stderr; a closed stderr is not worth a traceback."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # None: closed at start
         sys.stderr.write(displayable(text) + "\n")
         sys.stderr.flush()
 
@@ -101,6 +111,8 @@ def stdout_closed() -> bool:
 
 def silence_stdout() -> None:
     """Point stdout at /dev/null, so the data still buffered cannot fail again at exit."""
+    if sys.stdout is None:  # closed before we started: nothing to silence
+        return
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -66,3 +66,15 @@ def test_exec_and_poll_into_head(cli: Cli):
     assert cli("wait", "j2").code == 0
     codes, err, _ = pipeline(cli, "$JT poll j2 | head -1 >/dev/null")
     assert "Traceback" not in err and codes[0] in (0, 141)
+
+
+def test_a_stdout_closed_before_the_start_is_a_reader_that_left(cli: Cli):
+    """`jobs-tui start … 1>&-`: Python has no sys.stdout at all; the verb still does its
+    work and ends as on a broken pipe (141), its message on stderr, never a traceback."""
+    codes, err, _ = pipeline(cli, "$JT start --json -- true 1>&-")
+    assert "Traceback" not in err and codes == [141], err
+    codes, err, _ = pipeline(cli, "$JT list 1>&- 2>&-")
+    assert codes == [141]
+    codes, err, _ = pipeline(cli, "$JT logs j1 1>&-")
+    assert "Traceback" not in err and codes == [141], err
+    assert [j["id"] for j in cli.ok("list", "--json").json()["jobs"]] == ["j1"]
