@@ -99,6 +99,39 @@ class RawServer:
         assert "result" in answer, answer
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
+    def wait_in_flight(self, job_id: str, token: str = "w") -> int:
+        """Send a `job_wait` with progress and return once it is in flight (its first
+        progress notification came): a call the server is busy with. Its request id."""
+        wait_id = self.new_id()
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": wait_id,
+                "method": "tools/call",
+                "params": {
+                    "name": "job_wait",
+                    "arguments": {"id": job_id, "timeoutMs": 60_000},
+                    "_meta": {"progressToken": token},
+                },
+            }
+        )
+        while self.next().get("method") != "notifications/progress":
+            pass
+        return wait_id
+
+    def discard(self) -> None:
+        """After a test that ended the server its own way: kill it if it lives, reap it,
+        close every pipe (one the test closed already is no error)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
     def close(self, timeout: float = 20.0) -> int:
         """Close stdin (the ordinary end) and reap the server."""
         assert self.process.stdin is not None

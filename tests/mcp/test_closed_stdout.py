@@ -25,21 +25,7 @@ def test_closing_the_servers_stdout_mid_wait_ends_it_and_its_job(project):
         job = started["result"]["structuredContent"]["job"]
         read = server.request("resources/read", {"uri": f"jobs://job/{job['id']}"})
         tree = _tree(json.loads(read["result"]["contents"][0]["text"])["job"]["pid"])
-        wait_id = server.new_id()
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": wait_id,
-                "method": "tools/call",
-                "params": {
-                    "name": "job_wait",
-                    "arguments": {"id": "j1", "timeoutMs": 60_000},
-                    "_meta": {"progressToken": "w1"},
-                },
-            }
-        )
-        while server.next().get("method") != "notifications/progress":
-            pass  # the wait is in flight and writing progress
+        server.wait_in_flight("j1")
         assert server.process.stdout is not None
         server.process.stdout.close()  # the read end: the server's next write has no reader
         closed = time.monotonic()
@@ -53,12 +39,4 @@ def test_closing_the_servers_stdout_mid_wait_ends_it_and_its_job(project):
         assert code == 0, said
         assert "stdout" in said and "ending the session" in said, said
     finally:
-        if server.process.poll() is None:
-            server.process.kill()
-        server.process.wait()
-        for stream in (server.process.stdin, server.process.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+        server.discard()

@@ -70,15 +70,6 @@ def _ends_at_once(server: RawServer, pids: list[int], within: float = EXIT_WITHI
     return said
 
 
-def _close(server: RawServer) -> None:
-    for stream in (server.process.stdin, server.process.stdout, server.process.stderr):
-        if stream is not None:
-            try:
-                stream.close()
-            except OSError:
-                pass
-
-
 def test_sigint_ends_the_server_and_its_job_at_once(project):
     cwd, registry = project
     server = RawServer(cwd, registry)
@@ -90,7 +81,7 @@ def test_sigint_ends_the_server_and_its_job_at_once(project):
         said = _ends_at_once(server, pids)
         assert "interrupted" in said, said
     finally:
-        _close(server)
+        server.discard()
 
 
 def test_sigint_during_a_job_wait_ends_the_wait_the_server_and_the_job(project):
@@ -100,24 +91,11 @@ def test_sigint_during_a_job_wait_ends_the_wait_the_server_and_the_job(project):
         server.initialize()
         _start(server, "sleep 600")
         pids = _job_pids(registry)
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 77,
-                "method": "tools/call",
-                "params": {
-                    "name": "job_wait",
-                    "arguments": {"id": "j1", "timeoutMs": 60_000},
-                    "_meta": {"progressToken": "w"},
-                },
-            }
-        )
-        while server.next().get("method") != "notifications/progress":
-            pass  # the wait is in flight
+        server.wait_in_flight("j1")
         server.process.send_signal(signal.SIGINT)
         _ends_at_once(server, pids)
     finally:
-        _close(server)
+        server.discard()
 
 
 def test_sigint_right_after_the_handshake_while_the_server_loads(project):
@@ -130,7 +108,7 @@ def test_sigint_right_after_the_handshake_while_the_server_loads(project):
         server.process.send_signal(signal.SIGINT)
         _ends_at_once(server, [])
     finally:
-        _close(server)
+        server.discard()
 
 
 def test_a_second_sigint_does_not_cut_the_close_short(project, tmp_path, monkeypatch):
@@ -150,7 +128,7 @@ def test_a_second_sigint_does_not_cut_the_close_short(project, tmp_path, monkeyp
         server.process.send_signal(signal.SIGINT)
         _ends_at_once(server, pids, within=EXIT_WITHIN_S + 1.5)
     finally:
-        _close(server)
+        server.discard()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
@@ -166,4 +144,4 @@ def test_sigterm_and_sighup_still_end_it_with_their_signal(project, signum):
         for pid in pids:
             assert _wait_gone(pid, 2.0), pid
     finally:
-        _close(server)
+        server.discard()
