@@ -14,12 +14,12 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import procs, regfiles, remaining
+from . import peerclear, procs, regfiles, remaining
 from .arguments import check, check_send, check_size
 from .exitfiles import ExitInfo, read_exit
-from .link import LinkClosed
+from .link import LinkClosed, ShimLink
 from .model import EndReason, JobRecord, now_ms
-from .protocol import OP_RESIZE, OP_SEND
+from .protocol import OP_OWNER, OP_RESIZE, OP_SEND
 from .results import JobError, KillResult, Refused
 from .room import check_room
 
@@ -36,29 +36,43 @@ class Controller:
     def __init__(self, manager: JobManager) -> None:
         self.jm = manager
 
-    def own_running(self, job_id: str, verb: str) -> JobRecord:
+    def own_running(self, job_id: str, verb: str, supervise: bool = False) -> JobRecord:
+        """The record; another session's is refused unless `supervise` (a person's screen)."""
         record = self.jm.get(job_id)
-        if not self.jm.is_own(record):
+        if not supervise and not self.jm.is_own(record):
             raise Refused(f"{job_id} is another session's job; not {verb}.", "id")
         return record
 
+    async def _link(self, record: JobRecord) -> ShimLink | None:
+        """The job's shim link. Another session's job (`supervise`) is linked as one more
+        watcher of its shim: its owner, its file and its shim's owner watch stay as they are."""
+        if self.jm.is_own(record):
+            return await self.jm.supervisor.link_for(record, own=True)
+        if record.running:
+            await self.jm.supervisor.attach(record)
+        return self.jm.supervisor.link(record.id)
+
     # -- input -------------------------------------------------------------------
-    async def send(self, job_id: str, text: str | None, newline: bool, eof: bool) -> dict[str, Any]:
+    async def send(
+        self, job_id: str, text: str | None, newline: bool, eof: bool, supervise: bool = False
+    ) -> dict[str, Any]:
         check_send(job_id, text, newline, eof)
         payload = text or ""
         if text is not None and newline:
             payload += "\n"
         data = payload.encode("utf-8", "surrogateescape")  # U+DC80-U+DCFF: the original bytes
-        reply = await self.send_bytes(job_id, data, eof=eof)
+        reply = await self.send_bytes(job_id, data, eof=eof, supervise=supervise)
         return {"sent": len(text or ""), "stdinClosed": reply["stdinClosed"], "job": reply["job"]}
 
-    async def send_bytes(self, job_id: str, data: bytes, eof: bool) -> dict[str, Any]:
-        record = self.own_running(job_id, "sent input")
+    async def send_bytes(
+        self, job_id: str, data: bytes, eof: bool, supervise: bool = False
+    ) -> dict[str, Any]:
+        record = self.own_running(job_id, "sent input", supervise)
         if not record.running:
             raise Refused(f"{record.id} has already finished; nothing was sent.", "id")
         if not record.stdin:
             raise Refused(f"{record.id} was not started with stdin; nothing was sent.", "id")
-        link = await self.jm.supervisor.link_for(record, own=True)
+        link = await self._link(record)
         if link is None:
             raise Refused(f"{record.id}: its supervisor is not reachable; nothing was sent.", "id")
         encoded = base64.b64encode(data).decode()
@@ -81,12 +95,12 @@ class Controller:
             self.jm.registry.persist()
         return record
 
-    async def resize(self, job_id: str, cols: int, rows: int) -> JobRecord:
-        record = self.own_running(job_id, "resized")
+    async def resize(self, job_id: str, cols: int, rows: int, supervise: bool = False) -> JobRecord:
+        record = self.own_running(job_id, "resized", supervise)
         if not record.tty:
             raise Refused(f"{record.id} is not a terminal job; nothing to resize.", "id")
         check_size(cols, rows)
-        link = await self.jm.supervisor.link_for(record, own=True)
+        link = await self._link(record) if record.running else None
         reply: dict[str, Any] = {}
         if link is not None:
             with contextlib.suppress(LinkClosed, TimeoutError):
@@ -95,7 +109,8 @@ class Controller:
             raise Refused(f"{record.id}: {reply.get('error', 'not reachable')}", "id")
         if (record.term_cols, record.term_rows) != (cols, rows):
             record.term_cols, record.term_rows = cols, rows  # a view opened later uses it
-            self.jm.registry.persist()
+            if self.jm.is_own(record):  # another session's file is its own to write
+                self.jm.registry.persist()
         return record
 
     # -- waiting -----------------------------------------------------------------
@@ -122,19 +137,21 @@ class Controller:
         return record
 
     # -- kill --------------------------------------------------------------------
-    async def kill(self, job_id: str, signal: str) -> KillResult:
+    async def kill(self, job_id: str, signal: str, supervise: bool = False) -> KillResult:
+        """`supervise`: another session's job is killed where it is (its shim is asked, as
+        its owner would ask it), not taken over first; it stays that session's job."""
         check("id", job_id)
         check("signal", signal)
         record = self.jm.get(job_id)
         adopted = False
-        if not self.jm.is_own(record):
+        if not self.jm.is_own(record) and not supervise:
             if not record.running:
                 raise Refused(f"{record.id} is another session's job; not killed.", "id")
             await self.adopt(record.id)
             adopted = True
             record = self.jm.get(record.id)
         supervisor = self.jm.supervisor
-        await supervisor.link_for(record, own=True)  # a gone shim's job: swept and settled
+        await self._link(record)  # a gone shim's job: swept and settled
         if not record.running:
             # Whatever settled it (this call's attach, or this session's reconcile), a job
             # whose shim is gone is swept by its marker and cgroup before anything is said.
@@ -150,7 +167,7 @@ class Controller:
             return self._kill_unsupervised(record, signal, adopted)
         if record.stopping_at is None:
             record.stopping_at = now_ms()
-            self.jm.registry.save()
+            self.jm.registry.save()  # our own file only: a peer's record is marked here alone
         reply, report = await self.jm.supervisor.kill(record, signal)
         processes = int(reply.get("processes") or reply.get("leftovers") or 0)
         record = self.jm.get(record.id)
@@ -162,7 +179,7 @@ class Controller:
                 self.jm.registry.save()
         return _result(record, True, signal, adopted, note, processes, report)
 
-    async def interrupt(self, job_id: str) -> KillResult:
+    async def interrupt(self, job_id: str, supervise: bool = False) -> KillResult:
         """SIGINT to an own running job's process group, as a terminal's Ctrl-C.
 
         Not a kill: no `stopping`, no SIGKILL after the grace; a job that handles it
@@ -170,7 +187,7 @@ class Controller:
         session to the group of the job's leader, checked by its start token and marker
         (the shim is not involved: it would escalate)."""
         check("id", job_id)
-        record = self.own_running(job_id, "interrupted")
+        record = self.own_running(job_id, "interrupted", supervise)
         if not record.running:
             raise Refused(f"{record.id} has already finished; not interrupted.", "id")
         members = len(procs.group_members(record.pid)) if record.pid else 0
@@ -234,9 +251,9 @@ class Controller:
             record, signalled, signal, 0, adopted, processes=members if signalled else 0
         )
 
-    async def kill_quietly(self, job_id: str) -> None:
+    async def kill_quietly(self, job_id: str, supervise: bool = False) -> None:
         with contextlib.suppress(JobError, LinkClosed, TimeoutError):
-            await self.kill(job_id, "SIGTERM")
+            await self.kill(job_id, "SIGTERM", supervise)
 
     # -- ownership ---------------------------------------------------------------
     async def adopt(self, job_id: str) -> JobRecord:
@@ -249,13 +266,34 @@ class Controller:
             await self.jm.supervisor.tell_owner(job_id, os.getpid())
         return record
 
-    async def clear(self, job_id: str | None, all: bool) -> list[JobRecord]:
+    async def detach(self, job_id: str) -> JobRecord:
+        """Let an own running job outlive this session: detached, its shim stops watching us."""
+        record = self.own_running(job_id, "detached")
+        if not record.running or record.detached:
+            return record
+        link = await self._link(record)
+        reply: dict[str, Any] = {}
+        if link is not None:
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                reply = await link.request({"op": OP_OWNER, "pid": None, "token": None})
+        if not reply.get("ok"):
+            raise Refused(f"{record.id}: its supervisor is not reachable; not detached.", "id")
+        record.detached = True
+        self.jm.registry.persist()
+        return record
+
+    async def clear(
+        self, job_id: str | None, all: bool, supervise: bool = False
+    ) -> list[JobRecord]:
         """Remove finished own records; a running one, or a finished one whose processes
-        still run, only with `all` (which kills them first): nothing is tracked nowhere."""
+        still run, only with `all` (which kills them first): nothing is tracked nowhere.
+
+        `supervise` (a person's screen): other sessions' finished records too, taken out of
+        their owners' files as a take-over takes a record out (`peerclear`)."""
         marker = self.jm.supervisor.marker
         if job_id is not None:
             record = self.jm.get(job_id)
-            if not self.jm.is_own(record):
+            if not supervise and not self.jm.is_own(record):
                 raise Refused(f"{job_id} is another session's job; not cleared.", "id")
             if record.running and not all:
                 raise Refused(f"{job_id} is still running; kill it first or pass all.", "id")
@@ -268,9 +306,11 @@ class Controller:
                 )
             targets = [record]
         else:
-            own = self.jm.jobs(include_peers=False)
+            own = self.jm.jobs(include_peers=supervise)
             remaining.refresh(own, marker)
             targets = [r for r in own if all or not (r.running or r.remaining_processes)]
+            if supervise and all:  # another session's running jobs are not cleared at once
+                targets = [r for r in targets if self.jm.is_own(r) or not r.running]
         if not targets:
             return []
         try:  # no room for the smaller registry file: refused before anything is killed
@@ -279,12 +319,14 @@ class Controller:
             raise JobError(self._clear_error(exc, "nothing was cleared or killed")) from exc
         killed = [r.id for r in targets if r.running or r.remaining_processes]
         for job_id in killed:
-            await self.kill_quietly(job_id)
+            await self.kill_quietly(job_id, supervise)
+        theirs = [r for r in targets if not self.jm.is_own(r)]
         try:
-            cleared = self.jm.registry.remove([r.id for r in targets])
+            cleared = self.jm.registry.remove([r.id for r in targets if self.jm.is_own(r)])
         except OSError as exc:  # the room went meanwhile: every record stays, as it is
             done = f"{', '.join(killed)} killed first; " if killed else ""
             raise JobError(self._clear_error(exc, f"{done}every record stays")) from exc
+        cleared += peerclear.clear_peers(self.jm.registry, self.jm.paths, theirs)
         for record in cleared:
             await self.jm.supervisor.forget(record.id)
         return cleared

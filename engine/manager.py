@@ -256,37 +256,50 @@ class JobManager:
             restart_of=restart_of,
         )
 
-    async def restart(self, job_id: str) -> JobRecord:
+    async def restart(self, job_id: str, *, supervise: bool = False) -> JobRecord:
         """Kill the job if it runs (the normal grace), then start it again as a new job.
 
         The same command, cwd, label, environment, stdin/tty (and size), deadline, wake
         and detached flag; returns the new running record, whose `restart_of` is `job_id`.
         A peer's running job is refused, as `kill` does not take it without a take-over
-        first here (`adopt`). Everything is checked before the old job is touched.
+        first here (`adopt`), unless `supervise` (a person's screen: it is killed where it
+        is, and stays its session's). Everything is checked before the old job is touched.
         """
-        return await restarts.restart(self, job_id)
+        return await restarts.restart(self, job_id, supervise)
 
     # -- acting on jobs (control.py) ---------------------------------------------
     async def send(
-        self, job_id: str, text: str | None = None, newline: bool = True, eof: bool = False
+        self,
+        job_id: str,
+        text: str | None = None,
+        newline: bool = True,
+        eof: bool = False,
+        *,
+        supervise: bool = False,
     ) -> dict[str, Any]:
         """`text` (plus a newline) to an own running job's stdin; `eof` closes it after.
 
-        Returns `{"sent": characters, "stdinClosed": bool, "job": record}`.
+        Returns `{"sent": characters, "stdinClosed": bool, "job": record}`. `supervise` (a
+        person's screen), here and below: another session's job too, where it is (its shim
+        is asked; it is not taken over).
         """
-        return await self._control.send(job_id, text, newline, eof)
+        return await self._control.send(job_id, text, newline, eof, supervise)
 
-    async def send_bytes(self, job_id: str, data: bytes, eof: bool = False) -> dict[str, Any]:
+    async def send_bytes(
+        self, job_id: str, data: bytes, eof: bool = False, *, supervise: bool = False
+    ) -> dict[str, Any]:
         """Raw bytes to an own running job's stdin (or terminal); `eof` closes a pipe."""
-        return await self._control.send_bytes(job_id, data, eof)
+        return await self._control.send_bytes(job_id, data, eof, supervise)
 
     async def set_wake(self, job_id: str, wake: bool) -> JobRecord:
         """Arm or disarm the proactive finish report of an own job, without touching it."""
         return await self._control.set_wake(job_id, wake)
 
-    async def resize(self, job_id: str, cols: int, rows: int) -> JobRecord:
+    async def resize(
+        self, job_id: str, cols: int, rows: int, *, supervise: bool = False
+    ) -> JobRecord:
         """Set a terminal job's window size; the program sees SIGWINCH."""
-        return await self._control.resize(job_id, cols, rows)
+        return await self._control.resize(job_id, cols, rows, supervise)
 
     async def wait(
         self, job_id: str, timeout_ms: int = 30_000, *, report: bool = True
@@ -331,28 +344,41 @@ class JobManager:
             screen_scanner=screen_scanner,
         )
 
-    async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
+    async def kill(
+        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False
+    ) -> KillResult:
         """Signal the job's tree; return once every process of it is gone.
 
         TERM (or INT) first, SIGKILL from the shim after `kill_grace_ms` if any process
         outlived it (`escalated`); `processes` counts the processes the kill reached.
         While it runs the record carries `stopping_at`, so every session can show it,
-        and a second kill (SIGKILL now) goes through at once.
+        and a second kill (SIGKILL now) goes through at once. Another session's running
+        job is taken over first (`adopted`), unless `supervise` (a person's screen): then
+        its shim is asked where it is, and the job stays that session's.
         """
-        return await self._control.kill(job_id, signal)
+        return await self._control.kill(job_id, signal, supervise)
 
-    async def interrupt(self, job_id: str) -> KillResult:
+    async def interrupt(self, job_id: str, *, supervise: bool = False) -> KillResult:
         """SIGINT to an own running job's process group (a terminal's Ctrl-C): not a kill,
         so no `stopping` and no SIGKILL after the grace; the job may handle it and go on."""
-        return await self._control.interrupt(job_id)
+        return await self._control.interrupt(job_id, supervise)
+
+    async def detach(self, job_id: str) -> JobRecord:
+        """Let an own running job outlive this session (as if started detached): a screen's
+        "quit and leave them running"."""
+        return await self._control.detach(job_id)
 
     async def adopt(self, job_id: str) -> JobRecord:
         """Deliberately take over another session's running job."""
         return await self._control.adopt(job_id)
 
-    async def clear(self, job_id: str | None = None, all: bool = False) -> list[JobRecord]:
-        """Remove finished own records (one, or all); `all` also kills and removes running ones."""
-        return await self._control.clear(job_id, all)
+    async def clear(
+        self, job_id: str | None = None, all: bool = False, *, supervise: bool = False
+    ) -> list[JobRecord]:
+        """Remove finished own records (one, or all); `all` also kills and removes running ones.
+
+        `supervise` (a person's screen): other sessions' finished records too."""
+        return await self._control.clear(job_id, all, supervise)
 
     # -- reading logs (reading.py) -----------------------------------------------
     def log_files(self, record: JobRecord) -> tuple[str, str]:

@@ -116,8 +116,11 @@ def session_lock(paths: RegistryPaths, session_id: str) -> Iterator[None]:
         os.close(fd)
 
 
-def remove_from_file(paths: RegistryPaths, session_id: str, job_id: str) -> str | None:
-    """Drop `job_id` from `session_id`'s file (a take-over); a problem line if it could not.
+def remove_from_file(
+    paths: RegistryPaths, session_id: str, job_id: str, done: str = "taken over"
+) -> str | None:
+    """Drop `job_id` from `session_id`'s file (a take-over, or a clear: `done`); a problem
+    line if it could not.
 
     Only the entry goes: every other byte of meaning (unknown fields, entries we could
     not parse) is kept, as the session itself would keep it.
@@ -137,5 +140,5 @@ def remove_from_file(paths: RegistryPaths, session_id: str, job_id: str) -> str 
         return None
     except (OSError, UnsafeFile, ValueError, RecursionError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable"
-        return f"{path.name}: {job_id} was taken over but could not be removed there: {reason}"
+        return f"{path.name}: {job_id} was {done} but could not be removed there: {reason}"
     return None

@@ -252,6 +252,11 @@ class Registry:
     def own(self) -> list[JobRecord]:
         return list(self._own.values())
 
+    def forget_peer(self, job_id: str) -> None:
+        """A peer's record that was taken out of its file here (`peerclear`): not shown again."""
+        self._peers.pop(job_id, None)
+        self._deleted.add(job_id)
+
     def own_running(self) -> list[JobRecord]:
         self.refresh_own()  # never act on a job another process cleared or took over
         return [r for r in self._own.values() if r.running]

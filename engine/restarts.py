@@ -94,7 +94,7 @@ def load(paths: RegistryPaths, record: JobRecord) -> Saved:
     return Saved(env, cols, rows)
 
 
-async def restart(jm: JobManager, job_id: str) -> JobRecord:
+async def restart(jm: JobManager, job_id: str, supervise: bool = False) -> JobRecord:
     """See `JobManager.restart`. Everything is checked before the old job is touched.
 
     A running job is stopped only once its replacement is as far as it can get without
@@ -105,12 +105,12 @@ async def restart(jm: JobManager, job_id: str) -> JobRecord:
     """
     check("id", job_id)
     record = jm.get(job_id)
-    if record.running and not jm.is_own(record):
+    if record.running and not jm.is_own(record) and not supervise:
         message = f"{job_id} is another session's job; not restarted (take it over first)."
         raise Refused(message, "id")
     saved = load(jm.paths, record)
     cwd = resolve_cwd(record.cwd, jm.cwd)
-    stopper = _Stopper(jm, record.id) if record.running else None
+    stopper = _Stopper(jm, record.id, supervise) if record.running else None
     try:
         return await starting.start(
             jm,
@@ -138,9 +138,10 @@ async def restart(jm: JobManager, job_id: str) -> JobRecord:
 class _Stopper:
     """The shim start of a restart: held until the old job has stopped."""
 
-    def __init__(self, jm: JobManager, old_id: str) -> None:
+    def __init__(self, jm: JobManager, old_id: str, supervise: bool = False) -> None:
         self.jm = jm
         self.old_id = old_id
+        self.supervise = supervise  # another session's job: killed where it is
         self.stopped = False  # the old job was touched: an error after this says so
 
     async def start(self, record: JobRecord, spec: StartSpec, env: dict[str, str] | None) -> Ready:
@@ -176,7 +177,7 @@ class _Stopper:
 
     async def _stop_old(self) -> None:
         self.stopped = True
-        await self.jm.kill(self.old_id)
+        await self.jm.kill(self.old_id, supervise=self.supervise)
         if self.jm.get(self.old_id).running:
             self.stopped = False  # it still runs: it was not stopped, and says so below
             raise JobError(f"{self.old_id} did not stop within the grace period", "id")

@@ -47,12 +47,16 @@ class StatusChips(Static):
         source: JobSource,
         *,
         notify_failures: bool = True,
+        shown_is_seen: bool = False,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        """`shown_is_seen`: a failure's toast reports it (`mark_seen`), as on a person's own
+        screen; an agent's dock leaves the result for its model."""
         super().__init__(id=id, classes=classes)
         self.source = source
         self.notify_failures = notify_failures
+        self.shown_is_seen = shown_is_seen
         self.counts: tuple[int, int] = (-1, -1)
         self._notified: set[str] = set()
         self._unsubscribe = None
@@ -93,6 +97,9 @@ class StatusChips(Static):
             severity="error",
             markup=False,
         )
+        mark_seen = getattr(self.source, "mark_seen", None)
+        if self.shown_is_seen and mark_seen is not None:
+            mark_seen(event.id)
 
     def recount(self) -> None:
         counts = chip_counts(self.source)

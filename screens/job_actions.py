@@ -21,6 +21,7 @@ from jobs_tui.engine.sanitize import sanitize_line
 from .confirm import ConfirmScreen
 from .detail import outcome_text
 from .log_screen import LogScreen
+from .supervising import belongs, may_act, peer_of, session_name
 from .terminal_screen import TerminalScreen
 from .words import plural
 
@@ -66,7 +67,8 @@ class JobActions(_Base):
             self.notify("No job selected.", severity="warning")
             return
         screen = TerminalScreen if record.tty else LogScreen
-        self.app.push_screen(screen(self.source, record.id, clock=self.clock))
+        pane = screen(self.source, record.id, clock=self.clock, supervise=self.supervise)
+        self.app.push_screen(pane)
 
     # -- destructive verbs, each behind a y/N ------------------------------------------
     def action_kill(self) -> None:
@@ -74,7 +76,7 @@ class JobActions(_Base):
         if record is None:
             self.notify("No job selected.", severity="warning")
             return
-        if not self.source.is_own(record):
+        if not may_act(self.source, record, self.supervise):
             self.notify(f"{record.id} is another session's job; not killed.", severity="warning")
             return
         if not record.running:
@@ -85,32 +87,50 @@ class JobActions(_Base):
             )
             return
         label = sanitize_line(record.label, 60)
+        peer = peer_of(self.source, record)
+        stays = f" It stays the {session_name(record)} session's job." if peer else ""
         stopping = self.stopping(record)
         if stopping is not None:
             ago = duration(self.clock() - stopping.since)
             sent = f"{stopping.signal or 'A kill'} was sent {ago} ago"
+            question = f"{record.id} ({label}) is stopping. SIGKILL now?"
+            if peer:
+                question = f"{belongs(record)} It is stopping. SIGKILL now?"
             self._confirm(
-                f"{record.id} ({label}) is stopping. SIGKILL now?",
-                f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.",
+                question,
+                f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.{stays}",
                 "Kill job",
                 lambda: self._kill(record.id, "SIGKILL"),
             )
             return
         grace = duration(self.source.config.kill_grace_ms)
+        how = f"It gets SIGTERM, then SIGKILL after {grace} if it is still running."
         self._confirm(
-            f"Kill {record.id} ({label})?",
-            f"It gets SIGTERM, then SIGKILL after {grace} if it is still running.",
+            f"{belongs(record)} Kill it?" if peer else f"Kill {record.id} ({label})?",
+            f"{label}: {how[0].lower()}{how[1:]}{stays}" if peer else how,
             "Kill job",
             lambda: self._kill(record.id, "SIGTERM"),
         )
 
     def action_clear(self) -> None:
-        finished = [r for r in self.source.jobs(include_peers=False) if not r.running]
+        """This session's finished jobs; with `supervise`, every session's."""
+        finished = [r for r in self.source.jobs(include_peers=self.supervise) if not r.running]
         if not finished:
-            self.notify("No finished jobs of this session to clear.")
+            whose = "in this project" if self.supervise else "of this session"
+            self.notify(f"No finished jobs {whose} to clear.")
             return
         unreported = len(self.source.pending_reports())
         detail = "Running jobs and other sessions' jobs are left alone."
+        theirs = [r for r in finished if not self.source.is_own(r)]
+        if self.supervise:
+            detail = "Running jobs are left alone."
+        if theirs:
+            sessions = sorted({session_name(r) for r in theirs})
+            named = ", ".join(sessions[:3]) + (" …" if len(sessions) > 3 else "")
+            detail = (
+                f"{len(theirs)} of them {'is' if len(theirs) == 1 else 'are'} other "
+                f"sessions' ({named}). {detail}"
+            )
         if unreported:
             detail = (
                 f"{plural(unreported, 'unreported result')} would be dropped "
@@ -131,6 +151,12 @@ class JobActions(_Base):
             "Clear",
             lambda: self._clear(leftover),
         )
+
+    def _seen(self, job_id: str) -> None:
+        """A result shown on a person's screen (its toast) is seen: not "unreported" later."""
+        mark_seen = getattr(self.source, "mark_seen", None)
+        if self.supervise and mark_seen is not None:  # a dock leaves it for its agent
+            mark_seen(job_id)
 
     def action_take_over(self) -> None:
         record = self.selected
@@ -188,7 +214,7 @@ class JobActions(_Base):
         kill.calls += 1
         self.refresh_jobs(force=True)
         try:
-            result = await self.source.kill(job_id, signal)
+            result = await self.actor.kill(job_id, signal)
         except JobError as exc:
             self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
@@ -202,6 +228,7 @@ class JobActions(_Base):
         if result.signalled and not result.job.running:
             kill.reported = True
             self.notify(kill_note(result, self.clock()), title="Killed", markup=False)
+            self._seen(job_id)
         elif result.note and (result.signalled or not kill.calls):
             # "had already finished" is news only when no other kill of ours ended it
             self.notify(sanitize_line(result.note, 300), markup=False)
@@ -210,8 +237,8 @@ class JobActions(_Base):
         try:
             cleared = []
             for job_id in leftover or ():  # killed first, as the question said
-                cleared += await self.source.clear(job_id, all=True)
-            cleared += await self.source.clear()
+                cleared += await self.actor.clear(job_id, all=True)
+            cleared += await self.actor.clear()
         except JobError as exc:
             self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
@@ -223,7 +250,7 @@ class JobActions(_Base):
         if record is None:
             self.notify("No job selected.", severity="warning")
             return
-        if record.running and not self.source.is_own(record):
+        if record.running and not may_act(self.source, record, self.supervise):
             self.notify(
                 f"{record.id} is another session's job; not restarted (t takes it over).",
                 severity="warning",
@@ -233,18 +260,22 @@ class JobActions(_Base):
             self._run(self._restart(record.id), "Restart")
             return
         grace = duration(self.source.config.kill_grace_ms)
-        self._confirm(
-            f"Restart {record.id} ({sanitize_line(record.label, 60)})?",
+        label = sanitize_line(record.label, 60)
+        how = (
             f"It gets SIGTERM (SIGKILL after {grace} if it is still running), then the "
-            "same command starts again as a new job.",
-            "Restart",
-            lambda: self._restart(record.id),
+            "same command starts again as a new job"
         )
+        if peer_of(self.source, record):
+            question = f"{belongs(record)} Restart it?"
+            detail = f"{label}: {how[0].lower()}{how[1:]}, started here."
+        else:
+            question, detail = f"Restart {record.id} ({label})?", how + "."
+        self._confirm(question, detail, "Restart", lambda: self._restart(record.id))
 
     async def _restart(self, job_id: str) -> None:
         """The new job is selected: the user follows the command, not the old id."""
         try:
-            record = await self.source.restart(job_id)
+            record = await self.actor.restart(job_id)
         except JobError as exc:
             self.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return

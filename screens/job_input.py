@@ -16,8 +16,10 @@ from jobs_tui.engine import JobError
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
+from .confirm import ConfirmScreen
 from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar
 from .source import JobSource
+from .supervising import belongs, may_act, peer_of, session_name
 
 
 class JobInput:
@@ -34,16 +36,45 @@ class JobInput:
         *,
         echo: Callable[[str], None],
         changed: Callable[[], None],
+        supervise: bool = False,
     ) -> None:
+        """`supervise`: another session's job takes input too, after one y/N naming whose
+        it is (asked once per pane); `source` is then the screen's `Supervising` one."""
         self.screen = screen
         self.source = source
         self.job_id = job_id
         self.echo = echo
         self.changed = changed
+        self.supervise = supervise
+        self.confirmed = False  # the y/N for another session's job was answered yes
 
     def accepts(self, record: JobRecord) -> bool:
-        """An own running job started with stdin (or a terminal): the pane shows the bar."""
-        return self.source.is_own(record) and record.running and (record.stdin or record.tty)
+        """A running job of ours (any session's with `supervise`) started with stdin (or a
+        terminal): the pane shows the bar."""
+        ours = may_act(self.source, record, self.supervise)
+        return ours and record.running and (record.stdin or record.tty)
+
+    def _asked(self, then: Callable[[], None]) -> None:
+        """`then` now for our own job (or once answered); else the one y/N for a peer's."""
+        try:
+            record = self.source.get(self.job_id)
+        except JobError:
+            record = None
+        if self.confirmed or record is None or not peer_of(self.source, record):
+            then()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.confirmed = True
+                then()
+
+        question = f"{belongs(record)} Send to it?"
+        detail = (
+            f"{sanitize_line(record.label, 60)}: what you enter goes to its input; "
+            f"it stays the {session_name(record)} session's job."
+        )
+        self.screen.app.push_screen(ConfirmScreen(question, detail, title="Send"), answered)
 
     def applicable(self, action: str) -> bool:
         """`send`, `eof` and `interrupt` show in the footer while there is a bar (`eof`: open)."""
@@ -57,7 +88,7 @@ class JobInput:
         """`i`: into the input bar, or why there is none."""
         bars = self.screen.query(SendBar)
         if not bars:
-            if record is not None and not self.source.is_own(record):
+            if record is not None and not may_act(self.source, record, self.supervise):
                 why = f"{self.job_id} is another session's job; nothing was sent."
             elif record is not None and not record.running:
                 why = f"{self.job_id} has finished; nothing was sent."
@@ -65,11 +96,16 @@ class JobInput:
                 why = f"{self.job_id} was not started with stdin; nothing was sent."
             self.screen.notify(why, markup=False)
             return
-        bars.first().input.focus()
+        bar = bars.first()
+        self._asked(bar.input.focus)
 
     def submit(self, text: str) -> None:
         """Enter in the bar: the line goes to the job's stdin."""
-        self.screen.run_worker(self._send(text), name="send", group="log-send", exit_on_error=False)
+        self._asked(
+            lambda: self.screen.run_worker(
+                self._send(text), name="send", group="log-send", exit_on_error=False
+            )
+        )
 
     async def _send(self, text: str) -> None:
         self.echo(text)  # first: the job's answer comes after it, as on a terminal

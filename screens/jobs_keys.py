@@ -60,20 +60,32 @@ def applies(
     record: JobRecord | None,
     records: list[JobRecord],
     is_own: Callable[[JobRecord], bool],
+    supervise: bool = False,
 ) -> bool:
-    """Whether the footer shows `action` for the selected `record` (of all `records`)."""
+    """Whether the footer shows `action` for the selected `record` (of all `records`);
+    with `supervise` every session's job is the screen's to act on."""
     own = record is not None and is_own(record)
+    ours = own or (record is not None and supervise)
     if action == "open_log":
         return record is not None
     if action == "kill":
-        return record is not None and own and record.running
+        return record is not None and ours and record.running
     if action == "take_over":
         return record is not None and not own and record.running
     if action == "clear":
-        return any(is_own(r) and not r.running for r in records)
+        return any((supervise or is_own(r)) and not r.running for r in records)
     if action == "restart":
-        return record is not None and (own or not record.running)
+        return record is not None and (ours or not record.running)
     return True
+
+
+# What `?` says of the keys that act on a job when the screen supervises every session's.
+SUPERVISE_HELP: dict[str, str] = {
+    "kill": "kill the job, any session's (y/N); on a stopping job: SIGKILL now (y/N)",
+    "take_over": "make another session's running job this session's (y/N)",
+    "clear": "clear the project's finished jobs, every session's (y/N)",
+    "restart": "restart the job as a new one, any session's (y/N while it runs)",
+}
 
 
 class ListMoves(_Base):
@@ -104,5 +116,6 @@ class ListMoves(_Base):
         self._selection_changed()
 
     def action_help(self) -> None:
-        rows = key_rows(self.app, list(type(self).BINDINGS), self.HELP)
+        texts = {**self.HELP, **SUPERVISE_HELP} if self.supervise else self.HELP
+        rows = key_rows(self.app, list(type(self).BINDINGS), texts)
         self.app.push_screen(HelpScreen("The job list", rows))

@@ -40,6 +40,7 @@ from .latest_line import LATEST_S
 from .list_filter import FilterInput, ListFilter, matches
 from .live_tail import LiveTail
 from .source import Clock, JobSource, wall_clock
+from .supervising import acting_source
 
 POLL_S = 0.2  # how often events are applied and running rows' times repainted
 # How often what running jobs use is sampled while the screen is shown: each sample is a
@@ -83,11 +84,17 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
         show_chips: bool = False,
         empty_text: str = EMPTY_TEXT,
         close_description: str = "Close",
+        supervise: bool = False,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
+        """`supervise`: the person at the screen acts on any session's job (kill, restart,
+        clear, send, type) after one y/N naming whose it is, without taking it over (the
+        standalone app, a `serve` tab); without it (an agent's own dock) only on its own."""
         super().__init__(name=name, id=id)
         self.source = source
+        self.supervise = supervise
+        self.actor = acting_source(source, supervise)  # the source the verbs go through
         self.clock: Clock = clock or wall_clock
         self.show_chips = show_chips
         self.empty_text = empty_text
@@ -109,7 +116,7 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
             yield Static(Content.styled("Jobs", "bold"), id="jobs-title")
             yield Static(id="jobs-summary")
             if self.show_chips:
-                yield StatusChips(self.source, id="jobs-chips")
+                yield StatusChips(self.source, shown_is_seen=self.supervise, id="jobs-chips")
         with Container(id="jobs-body"):
             yield JobList(
                 self.shown_clock,
@@ -322,7 +329,9 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
 
     # -- the footer shows only the keys that apply -------------------------------------
     def _applicable(self, action: str) -> bool:
-        return jobs_keys.applies(action, self.selected, self._feed.records, self.source.is_own)
+        return jobs_keys.applies(
+            action, self.selected, self._feed.records, self.source.is_own, self.supervise
+        )
 
     # -- closing (movement and help: `jobs_keys.ListMoves`) ------------------------------
     def action_close(self) -> None:

@@ -35,6 +35,7 @@ from .log_open import open_log
 from .log_view import LogView
 from .send_bar import SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
+from .supervising import acting_source
 
 POLL_S = 0.1
 FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every line)"
@@ -77,11 +78,14 @@ class LogScreen(ApplicableKeys, Screen[None]):
         clock: Clock | None = None,
         tail_lines: int = TAIL_LINES,
         max_lines: int = 10_000,
+        supervise: bool = False,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
+        """`supervise`: another session's job takes input here too (`JobsScreen`'s flag)."""
         super().__init__(name=name, id=id)
         self.source = source
+        self.supervise = supervise
         self.job_id = job_id
         self.clock: Clock = clock or wall_clock
         self.tail_lines = max(1, min(tail_lines, TAIL_LINES))
@@ -91,7 +95,14 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._record: JobRecord | None = None
         self._header = HeaderPainter(self)
         self._finder = LogFinder(self, pause=self._pause, changed=self._update_bindings)
-        self._input = JobInput(self, source, job_id, echo=self._echo, changed=self._update_bindings)
+        self._input = JobInput(
+            self,
+            acting_source(source, supervise),
+            job_id,
+            echo=self._echo,
+            changed=self._update_bindings,
+            supervise=supervise,
+        )
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

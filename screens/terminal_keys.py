@@ -29,7 +29,8 @@ HELP: dict[str, str] = {
     "find": "find in the scrollback and the screen (smart case)",
     "match(1)": "next match",
     "match(-1)": "previous match",
-    "interactive": "type into the job (this session's running jobs)",
+    "interactive": "type into the job (this session's running jobs; any session's on a "
+    "supervising screen, after a y/N)",
     "screen.leave": "stop typing into the job (the one key typing keeps)",
     "help": "this list of keys",
     "back": "back to the list (closes find first)",
@@ -37,12 +38,13 @@ HELP: dict[str, str] = {
 
 
 def cannot_type(
-    source: JobSource, job_id: str, record: JobRecord | None, loaded: bool
+    source: JobSource, job_id: str, record: JobRecord | None, loaded: bool, supervise: bool = False
 ) -> str | None:
-    """Why `i` does not start typing mode now (None: it may)."""
+    """Why `i` does not start typing mode now (None: it may); with `supervise` another
+    session's job may be typed into (after its y/N)."""
     if record is None:
         return f"{job_id} is no longer in the job table; nothing to type into."
-    if not source.is_own(record):
+    if not supervise and not source.is_own(record):
         return (
             f"{record.id} is another session's job; to type into it, take it over first "
             "(t on the list)."

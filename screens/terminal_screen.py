@@ -26,6 +26,7 @@ from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
 from . import terminal_keys
+from .confirm import ConfirmScreen
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
@@ -33,6 +34,7 @@ from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
 from .log_header import title_content, title_key
 from .source import Clock, JobSource, wall_clock
+from .supervising import acting_source, belongs, peer_of, session_name
 from .terminal_find import TermFind
 from .terminal_header import sub_content
 from .terminal_replay import open_terminal, term_size
@@ -67,16 +69,21 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
         job_id: str,
         *,
         clock: Clock | None = None,
+        supervise: bool = False,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
+        """`supervise`: another session's job may be typed into too, after one y/N naming
+        whose it is (`JobsScreen`'s flag); it is not taken over."""
         super().__init__(name=name, id=id)
         self.source = source
         self.job_id = job_id
         self.clock: Clock = clock or wall_clock
+        self.supervise = supervise
+        self._peer_typing = False  # the y/N for another session's job was answered yes
         self._record: JobRecord | None = None
         self._title_key: object = None
-        self.sender = KeySender(source, job_id, self._typing_failed)
+        self.sender = KeySender(acting_source(source, supervise), job_id, self._typing_failed)
         self.finder = TermFind()
 
     # -- layout ------------------------------------------------------------------------
@@ -193,14 +200,35 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     # -- typing into the job -----------------------------------------------------------
     def _cannot_type(self, record: JobRecord | None) -> str | None:
         """Why `i` does not start typing mode now (None: it may)."""
-        return terminal_keys.cannot_type(self.source, self.job_id, record, self.loaded)
+        return terminal_keys.cannot_type(
+            self.source, self.job_id, record, self.loaded, self.supervise
+        )
 
     def action_interactive(self) -> None:
-        why = self._cannot_type(self._get())
+        record = self._get()
+        why = self._cannot_type(record)
         if why is not None:
             self.notify(why, severity="warning", markup=False)
             return
+        if record is not None and peer_of(self.source, record) and not self._peer_typing:
+            self._ask_to_type(record)
+            return
         self.interactive = True
+
+    def _ask_to_type(self, record: JobRecord) -> None:
+        """Another session's job (`supervise`): one y/N naming whose it is, once per pane."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._peer_typing = True
+                self.action_interactive()  # checked again: it may have ended meanwhile
+
+        detail = (
+            f"{sanitize_line(record.label, 60)}: every key goes to it until "
+            f"{self.leave_key()}; it stays the {session_name(record)} session's job."
+        )
+        question = f"{belongs(record)} Type into it?"
+        self.app.push_screen(ConfirmScreen(question, detail, title="Type"), answered)
 
     def action_leave(self) -> None:
         self.interactive = False
