@@ -1,19 +1,27 @@
 """`JobsApp`: the standalone `jobs-tui` terminal app around `JobsScreen`.
 
-The app owns the session: it opens the manager on its own loop, optionally starts
-the demo jobs, and on quit closes the manager, which kills this session's
-non-detached jobs; so quitting while they run asks first.
+The person at this screen supervises every job of the project (`supervise=True`): they
+kill, restart, clear, send to and type into any session's job, which stays that
+session's. The app owns a session of its own: it opens the manager on its own loop,
+optionally starts the demo jobs, and when it ends (quit, a closed `serve` tab) only the
+jobs it started itself and did not detach end with it. Quitting while those run asks:
+kill them, leave them running (detached), or stay. A job taken over here with `t` is
+detached when the app ends: quitting never kills a job the app did not start.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from jobs_tui.engine import JobManager
-from jobs_tui.screens import ConfirmScreen, JobsScreen
+from jobs_tui.engine import JobError, JobManager
+from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.ownership import taken_from
+from jobs_tui.screens import JobsScreen, QuitScreen
+from jobs_tui.screens.quit_dialog import QuitAnswer
 from jobs_tui.screens.source import Clock
 
 EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here live."
@@ -28,7 +36,7 @@ class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):
     ]
     HELP: ClassVar[dict[str, str]] = {
         **JobsScreen.HELP,
-        "close": "quit (y/N when this session's running jobs would be killed)",
+        "close": "quit (asks when jobs started here run: kill them, leave them, or stay)",
     }
 
     async def action_close(self) -> None:
@@ -58,15 +66,17 @@ class JobsApp(App[int]):
             await start_demo(self.manager)
         self.push_screen(
             StandaloneJobsScreen(
-                self.manager, clock=self.clock, show_chips=True, empty_text=EMPTY_TEXT
+                self.manager,
+                clock=self.clock,
+                show_chips=True,
+                empty_text=EMPTY_TEXT,
+                supervise=True,
             )
         )
 
     def running_own(self) -> list[str]:
-        """Ids of this session's running jobs that quitting would kill."""
-        return [
-            r.id for r in self.manager.jobs(include_peers=False) if r.running and not r.detached
-        ]
+        """Ids of the running jobs that quitting would kill (`started_here`)."""
+        return [r.id for r in started_here(self.manager)]
 
     async def action_quit(self) -> None:
         if self._quitting:
@@ -76,31 +86,60 @@ class JobsApp(App[int]):
             await self.shutdown()
             return
         shown = ", ".join(victims[:8]) + (" …" if len(victims) > 8 else "")
-        count = f"{len(victims)} running job" + ("" if len(victims) == 1 else "s")
+        one = len(victims) == 1
+        count = f"{len(victims)} running job" + ("" if one else "s")
 
-        async def answered(yes: bool | None) -> None:
-            if yes:
-                await self.shutdown()
+        async def answered(answer: QuitAnswer) -> None:
+            if answer is not None:
+                await self.shutdown(leave_running=answer == "leave")
 
         self.push_screen(
-            ConfirmScreen(
-                f"Quit and kill {count} of this session?",
-                f"{shown}: started here and not detached, "
-                f"{'it ends' if len(victims) == 1 else 'they end'} with this session.",
-                title="Quit",
+            QuitScreen(
+                f"Quit and kill {count} started here?",
+                f"{shown}: started here and not detached. y kills {'it' if one else 'them'}, "
+                f"l leaves {'it' if one else 'them'} running (detached). Other sessions' "
+                "jobs, and jobs taken over here, keep running.",
             ),
             answered,
         )
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, leave_running: bool = False) -> None:
         self._quitting = True
-        victims = self.running_own()
+        victims = [] if leave_running else self.running_own()
         if victims:  # closing waits for them to end (up to the kill grace): say why
             self.notify(f"Stopping {len(victims)} running job(s)…", markup=False)
         try:
-            await self.manager.close()
+            await close_session(self.manager, leave_running=leave_running)
         finally:
             self.exit(0)
+
+
+def started_here(manager: JobManager) -> list[JobRecord]:
+    """The running jobs that end with the app: started by it (not taken over with `t`:
+    `takenFrom`) and not detached."""
+    return [
+        r
+        for r in manager.jobs(include_peers=False)
+        if r.running and not r.detached and taken_from(r) is None
+    ]
+
+
+async def close_session(manager: JobManager, *, leave_running: bool = False) -> None:
+    """End the app's session: the jobs it started die with it (unless `leave_running`);
+    a job taken over here is detached first, so it keeps running.
+
+    Every way the app ends comes here: `q`, a closed `serve` tab (textual's ExitApp, no
+    dialog), the terminal gone (`run_tui`'s finally)."""
+    started = {r.id for r in started_here(manager)}
+    keep = [
+        r.id
+        for r in manager.jobs(include_peers=False)
+        if r.running and not r.detached and (leave_running or r.id not in started)
+    ]
+    for job_id in keep:
+        with contextlib.suppress(JobError):  # unreachable: nothing of it to kill either
+            await manager.detach(job_id)
+    await manager.close()
 
 
 def run_tui(registry_dir: str | None = None, demo: bool = False) -> int:
@@ -113,7 +152,7 @@ def run_tui(registry_dir: str | None = None, demo: bool = False) -> int:
         try:
             result = await app.run_async()
         finally:
-            await manager.close()
+            await close_session(manager)  # a closed tab too: only what it started ends
         return result or 0
 
     return asyncio.run(main())

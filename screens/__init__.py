@@ -10,6 +10,7 @@ from .chips import StatusChips
 from .confirm import ConfirmScreen
 from .jobs_screen import JobsScreen
 from .log_screen import LogScreen
+from .quit_dialog import QuitScreen
 from .source import Clock, JobSource, wall_clock
 from .terminal_screen import TerminalScreen
 
@@ -19,6 +20,7 @@ __all__ = [
     "JobSource",
     "JobsScreen",
     "LogScreen",
+    "QuitScreen",
     "StatusChips",
     "TerminalScreen",
     "wall_clock",

@@ -43,7 +43,7 @@ async def test_quit_with_own_running_jobs_asks_and_no_keeps_them(registry_dir: s
         rec = await jm.start("sleep 30", label="build")
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmScreen)
-        assert app.screen.question == "Quit and kill 1 running job of this session?"
+        assert app.screen.question == "Quit and kill 1 running job started here?"
         await pilot.press("n")
         assert isinstance(app.screen, JobsScreen) and app.is_running
         assert jm.get(rec.id).running

@@ -61,7 +61,7 @@ async def test_quitting_with_one_job_is_singular(registry_dir: str):
         await manager.start("sleep 30", label="one")
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmScreen)
-        assert app.screen.question == "Quit and kill 1 running job of this session?"
-        assert "it ends with this session" in app.screen.detail, app.screen.detail
+        assert app.screen.question == "Quit and kill 1 running job started here?"
+        assert "y kills it, l leaves it running" in app.screen.detail, app.screen.detail
         await pilot.press("n")
     await manager.close()

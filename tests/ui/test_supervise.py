@@ -13,8 +13,9 @@ from contextlib import asynccontextmanager
 
 import pytest
 
+from jobs_tui.app.tui import JobsApp
 from jobs_tui.engine import Config, JobManager, JobStatus
-from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen, TerminalScreen
+from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen, QuitScreen, TerminalScreen
 
 from .fakes import Host, screen_text, until
 from .test_terminal_screen import opened, raw_job, wait_received
@@ -237,3 +238,70 @@ async def test_a_failure_toast_counts_as_seen(jm: JobManager):
         await pilot.press("x")
         assert isinstance(app.screen, ConfirmScreen)
         assert "unreported" not in app.screen.detail, app.screen.detail
+
+
+# -- quitting the app ----------------------------------------------------------------
+def app_manager(registry_dir: str) -> JobManager:
+    return JobManager(cwd=".", registry_dir=registry_dir, config=Config(kill_grace_ms=1000))
+
+
+def alive(record) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(record.pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+async def test_the_app_supervises_and_quit_kills_only_what_it_started(registry_dir: str):
+    theirs = await cli_start(registry_dir, "sleep 30", label="cli server")
+    taken = await cli_start(registry_dir, "sleep 30", label="taken repl")
+    jm = app_manager(registry_dir)
+    app = JobsApp(jm)
+    try:
+        async with app.run_test(size=(110, 30)) as pilot:
+            await pilot.pause()
+            assert app.screen.supervise
+            mine = await jm.start("sleep 30", label="started here")
+            await select(pilot, taken)
+            await pilot.press("t", "y")  # ownership, for those who want it
+            assert await until(lambda: jm.is_own(jm.get(taken)))
+            await pilot.press("q")
+            assert isinstance(app.screen, QuitScreen)
+            assert app.screen.question == "Quit and kill 1 running job started here?"
+            assert app.screen.detail.startswith(f"{mine.id}: started here and not detached.")
+            assert taken not in app.screen.detail and theirs not in app.screen.detail
+            await pilot.press("y")
+            assert await until(lambda: not app.is_running, 20)
+        assert jm.get(mine.id).status is JobStatus.KILLED
+        async with cli_session(registry_dir) as cli:
+            cli.registry.refresh_peers(0, force=True)
+            assert alive(cli.get(theirs)) and alive(cli.get(taken))
+            assert cli.get(theirs).running and cli.get(taken).running
+    finally:
+        await cli_kill_all(registry_dir)
+        async with app_manager(registry_dir) as again:
+            for record in again.jobs():
+                if record.running:
+                    await again.kill(record.id, "SIGKILL")
+
+
+async def test_quit_can_leave_the_jobs_started_here_running(registry_dir: str):
+    jm = app_manager(registry_dir)
+    app = JobsApp(jm)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.pause()
+        mine = await jm.start("sleep 30", label="long build")
+        await pilot.press("q")
+        assert isinstance(app.screen, QuitScreen)
+        assert "l leaves it running" in app.screen.detail
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert isinstance(app.screen, JobsScreen) and app.is_running
+        await pilot.press("q", "l")
+        assert await until(lambda: not app.is_running, 20)
+    async with app_manager(registry_dir) as again:  # it outlived the app's session
+        record = again.get(mine.id)
+        assert record.running and record.detached and alive(record)
+        await again.kill(mine.id, "SIGKILL")

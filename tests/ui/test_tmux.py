@@ -55,9 +55,11 @@ def test_jobs_tui_in_a_real_terminal(tmux: Tmux, registry_dir: str):
         tmux.keys("g")
         screen = tmux.wait_for("echo tmux-marker-line; sleep 300")  # the detail pane
         assert "another session" in screen
-        tmux.keys("d")
-        screen = tmux.wait_for("not killed.")
-        assert "j1 is another session's job;" in " ".join(screen.split())
+        tmux.keys("d")  # the person supervises every job: one y/N naming whose it is
+        screen = tmux.wait_for("Kill it?")
+        assert "j1 belongs to the " in " ".join(screen.split())
+        tmux.keys("n")
+        tmux.wait_for("Kill it?", gone=True)
         tmux.keys("Enter")
         # the log pane's subheader: the list's detail pane may show the marker line too
         screen = tmux.wait_for("j1.log")

@@ -2,9 +2,10 @@
 
 `jobs-tui` runs in a tmux pane on a private tmux server (`tmux -L <unique socket>`) with
 a private registry, HOME and config; jobs are started by the command line (`jobs-tui
-start --tty`, the `cli` session) so the app first shows them as a peer's and refuses to
-type into them until they are taken over (`t`), as a user would do. What the job draws
-is read back with `tmux capture-pane`, each wait polled against a deadline.
+start --tty`, the `cli` session) so the app shows them as a peer's: typing into one asks
+one y/N naming its session (the app supervises every job), and a job taken over (`t`)
+is the app's without being killed when it quits. What the job draws is read back with
+`tmux capture-pane`, each wait polled against a deadline.
 """
 
 from __future__ import annotations
@@ -64,14 +65,15 @@ def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
     tmux.cli("start", "--tty", "--label", "repl", "--", f"{python} -q")
     tmux.wait_for("repl")
 
-    # a peer's job: viewable, but typing into it needs a take-over
+    # a peer's job: typing into it asks once, naming whose it is
     tmux.keys("g", "Enter")
     tmux.wait_for("of scrollback")
     tmux.wait_for(">>>")
     tmux.keys("i")
-    screen = tmux.wait_for("take")
-    assert "j1 is another session's job" in " ".join(screen.split())
-    assert "t on the list" in " ".join(screen.split())
+    screen = tmux.wait_for("Type into it?")
+    assert "j1 belongs to the cli session." in " ".join(screen.split())
+    tmux.keys("n")
+    tmux.wait_for("Type into it?", gone=True)
     tmux.keys("q")
     tmux.wait_for("1 jobs · 1 running")
 
@@ -106,9 +108,17 @@ def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
     tmux.wait_for("Clear filter", gone=True)
     tmux.cli("start", "--tty", "--label", "editor", "--", "vim -u NONE -N")
     tmux.wait_for("editor")
-    open_own(tmux, "editor", "j2")
+    tmux.keys("/", literal=True)  # the cli's job, typed into without a take-over
+    tmux.wait_for("Clear filter")
+    tmux.keys("editor", literal=True)
+    tmux.keys("Enter")
+    time.sleep(0.3)  # the filter applies on its next tick
+    tmux.keys("Enter")
+    tmux.wait_for("of scrollback")
     tmux.wait_for("~")
     tmux.keys("i")
+    tmux.wait_for("j2 belongs to the cli session. Type into it?")
+    tmux.keys("y")
     tmux.wait_for("typing into j2")
     tmux.keys("ihello", literal=True)
     tmux.keys("Escape")
@@ -121,7 +131,7 @@ def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
     assert record["status"] == "exited" and record["exitCode"] == 0
     tmux.wait_for("typing into j2", gone=True)  # a finished job takes no keys
 
-    tmux.keys("q", "q")  # the list, then quit: j1 still runs here, so it asks
-    tmux.wait_for("Quit and kill")
-    tmux.keys("y")
+    assert tmux.status("j2")["job"]["sessionId"] == "cli"  # still the command line's
+    tmux.keys("q", "q")  # the list, then quit: nothing started here runs, so it quits
     tmux.wait_for("EXITED 0", timeout=30)
+    assert tmux.status("j1")["job"]["status"] == "running"  # taken over, not killed
