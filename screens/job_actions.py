@@ -170,7 +170,9 @@ class JobActions(_Base):
             self.notify(f"{record.id} has finished; only a running job can be taken over.")
             return
         owner = sanitize_line(record.session_id, 40)
-        ends = "" if record.detached else " and ends when this session ends"
+        # A supervising screen's app detaches a job taken over here when it ends (it never
+        # kills a job it did not start); an agent's dock's session ends it.
+        ends = "" if record.detached or self.supervise else " and ends when this session ends"
         self._confirm(
             f"Take over {record.id} ({sanitize_line(record.label, 60)})?",
             f"It moves from session {owner} to this one{ends}.",

@@ -67,6 +67,11 @@ class JobSource(Protocol):
     - `async interrupt(job_id) -> KillResult`: SIGINT to an own running job's process
       group, a terminal's Ctrl-C (not a kill: no `stopping`, no SIGKILL after the grace);
       the log pane's input bar sends it with ctrl+c. Without it ctrl+c says why not.
+
+    A screen made with `supervise=True` calls `kill`, `restart`, `clear`, `send`,
+    `send_bytes`, `resize` and `interrupt` with the keyword `supervise=True` (another
+    session's job, acted on where it is: `JobManager` has it); a source for such a
+    screen must take it.
     """
 
     session_id: str
