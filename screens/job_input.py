@@ -55,7 +55,8 @@ class JobInput:
         return ours and record.running and (record.stdin or record.tty)
 
     def _asked(self, then: Callable[[], None]) -> None:
-        """`then` now for our own job (or once answered); else the one y/N for a peer's."""
+        """`then` now for our own job (or once answered); else the one y/N for a peer's
+        (a line, end of input and ctrl+c alike: each is input to it)."""
         try:
             record = self.source.get(self.job_id)
         except JobError:
@@ -71,8 +72,8 @@ class JobInput:
 
         question = f"{belongs(record)} Send to it?"
         detail = (
-            f"{sanitize_line(record.label, 60)}: what you enter goes to its input; "
-            f"it stays the {session_name(record)} session's job."
+            f"{sanitize_line(record.label, 60)}: what you send (a line, ctrl+d, ctrl+c) "
+            f"goes to it; it stays the {session_name(record)} session's job."
         )
         self.screen.app.push_screen(ConfirmScreen(question, detail, title="Send"), answered)
 
@@ -133,8 +134,10 @@ class JobInput:
         bar = self._bar_key()
         if bar is None or bar.closed:
             return
-        self.screen.run_worker(
-            self._eof(bar), name="end of input", group="log-send", exit_on_error=False
+        self._asked(
+            lambda: self.screen.run_worker(
+                self._eof(bar), name="end of input", group="log-send", exit_on_error=False
+            )
         )
 
     async def _eof(self, bar: SendBar) -> None:
@@ -152,8 +155,10 @@ class JobInput:
         """ctrl+c: SIGINT to the job's process group (not a kill)."""
         if self._bar_key() is None:
             return
-        self.screen.run_worker(
-            self._interrupt(), name="ctrl-c", group="log-send", exit_on_error=False
+        self._asked(
+            lambda: self.screen.run_worker(
+                self._interrupt(), name="ctrl-c", group="log-send", exit_on_error=False
+            )
         )
 
     async def _interrupt(self) -> None:

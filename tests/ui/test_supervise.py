@@ -166,6 +166,28 @@ async def test_send_to_a_cli_jobs_stdin_after_one_yes(jm: JobManager, registry_d
         await cli_kill_all(registry_dir)
 
 
+async def test_ctrl_c_to_a_cli_job_asks_the_same_once(jm: JobManager, registry_dir: str):
+    job_id = await cli_start(registry_dir, "read line; sleep 30", label="reader", stdin=True)
+    app = supervisor(jm)
+    try:
+        async with app.run_test(size=(110, 30)) as pilot:
+            await select(pilot, job_id)
+            await pilot.press("enter")
+            assert await until(lambda: isinstance(app.screen, LogScreen))
+            await pilot.press("ctrl+c")
+            assert isinstance(app.screen, ConfirmScreen)  # not signalled behind a y/N's back
+            assert app.screen.question == f"{job_id} belongs to the cli session. Send to it?"
+            await pilot.press("n")
+            await pilot.pause(0.3)
+            assert jm.get(job_id).running
+            await pilot.press("ctrl+c")
+            await pilot.press("y")
+            assert await until(lambda: not jm.get(job_id).running, 15)
+            assert jm.get(job_id).signal == "SIGINT"
+    finally:
+        await cli_kill_all(registry_dir)
+
+
 async def test_type_into_a_cli_terminal_job_after_one_yes(jm: JobManager, registry_dir: str):
     job_id = await cli_start(registry_dir, raw_job(), label="repl", tty=True)
     app = supervisor(jm)
