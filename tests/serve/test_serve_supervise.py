@@ -42,6 +42,7 @@ def test_closing_a_tab_ends_what_it_started_and_leaves_cli_jobs_running(
     cli.ok("start", "--label", "their repl", "--", "sleep 300")  # j1: taken over in the tab
     cli.ok("start", "--label", "their build", "--", "sleep 300")  # j2: restarted in the tab
     cli.ok("kill", "j2")
+    cli.ok("start", "--label", "their server", "--", "sleep 300")  # j3: only looked at
 
     async def use_a_tab() -> list:
         async with aiohttp.ClientSession() as session:
@@ -50,14 +51,15 @@ def test_closing_a_tab_ends_what_it_started_and_leaves_cli_jobs_running(
                 await ws.send_json(["resize", {"width": 120, "height": 30}])
                 screen = Painted(ws)
                 await screen.until("their build")
-                await ws.send_json(["stdin", "g"])  # the first row: j1, running
+                await ws.send_json(["stdin", "g"])  # the first row: j3, the newest running
+                await ws.send_json(["stdin", "j"])  # then j1
                 await ws.send_json(["stdin", "t"])
                 await screen.until("Take over j1")
                 await ws.send_json(["stdin", "y"])
                 await screen.until("is now this session's job")
                 await ws.send_json(["stdin", "G"])  # the last row: j2, killed
                 await ws.send_json(["stdin", "r"])
-                await screen.until("j2 restarted as j3")
+                await screen.until("j2 restarted as j4")
                 apps = served.apps()
                 assert len(apps) == 1
             return apps  # the tab is closed here
@@ -66,4 +68,5 @@ def test_closing_a_tab_ends_what_it_started_and_leaves_cli_jobs_running(
     assert until(lambda: not any(app.is_running() for app in apps), 30)
     listed = {j["id"]: j for j in json.loads(cli.ok("list", "--all", "--json").out)["jobs"]}
     assert listed["j1"]["status"] == "running"  # taken over by the tab, not killed with it
-    assert listed["j3"]["status"] == "killed"  # the tab's own restart ended with the tab
+    assert listed["j3"]["status"] == "running" and listed["j3"]["sessionId"] == "cli"
+    assert listed["j4"]["status"] == "killed"  # the tab's own restart ended with the tab
