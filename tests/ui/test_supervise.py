@@ -327,3 +327,23 @@ async def test_quit_can_leave_the_jobs_started_here_running(registry_dir: str):
         record = again.get(mine.id)
         assert record.running and record.detached and alive(record)
         await again.kill(mine.id, "SIGKILL")
+
+
+async def test_a_hostile_session_name_is_one_plain_line_in_the_question(log_dir: str):
+    from dataclasses import replace
+
+    from .fakes import FakeSource, mixed_records
+
+    records = [
+        replace(r, session_id="\x1b[31mevil\nline\x07two") if r.id == "j9" else r
+        for r in mixed_records(log_dir)
+    ]
+    app = Host(lambda: JobsScreen(FakeSource(records), supervise=True))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await select(pilot, "j9")
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        question = app.screen.question
+        assert question.startswith("j9 belongs to the ") and question.endswith(" session. Kill it?")
+        assert not any(c in question for c in "\x1b\n\x07"), repr(question)
+        await pilot.press("n")
