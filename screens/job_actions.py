@@ -15,6 +15,7 @@ from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.format import duration, outcome_line
+from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.results import KillResult
 from jobs_tui.engine.sanitize import sanitize_line
 
@@ -43,6 +44,36 @@ def kill_note(result: KillResult, now_ms: float) -> str:
     if result.note:
         line += f" ({sanitize_line(result.note, 200)})"
     return line
+
+
+def clear_detail(
+    theirs: list[JobRecord], unreported: int, leftover: list[str], supervise: bool
+) -> str:
+    """What the clear question says below it: whose jobs they are (`supervise`), what
+    would be dropped unseen, what is killed first, what is left alone."""
+    parts = []
+    if theirs:
+        sessions = sorted({session_name(r) for r in theirs})
+        named = ", ".join(sessions[:3]) + (" …" if len(sessions) > 3 else "")
+        whose = "is another session's" if len(theirs) == 1 else "are other sessions'"
+        parts.append(f"{len(theirs)} of them {whose} ({named}).")
+    if leftover:
+        has = "has" if len(leftover) == 1 else "have"
+        parts.append(
+            f"{len(leftover)} of them still {has} processes running "
+            f"({', '.join(leftover[:5])}): they are killed first."
+        )
+    if unreported:
+        them = "it" if unreported == 1 else "them"
+        parts.append(
+            f"{plural(unreported, 'unreported result')} would be dropped "
+            f"before anyone has seen {them}."
+        )
+    if supervise:
+        parts.append("Running jobs are left alone.")
+    else:
+        parts.append("Running jobs and other sessions' jobs are left alone.")
+    return " ".join(parts)
 
 
 @dataclass
@@ -119,32 +150,12 @@ class JobActions(_Base):
             whose = "in this project" if self.supervise else "of this session"
             self.notify(f"No finished jobs {whose} to clear.")
             return
-        unreported = len(self.source.pending_reports())
-        detail = "Running jobs and other sessions' jobs are left alone."
         theirs = [r for r in finished if not self.source.is_own(r)]
-        if self.supervise:
-            detail = "Running jobs are left alone."
-        if theirs:
-            sessions = sorted({session_name(r) for r in theirs})
-            named = ", ".join(sessions[:3]) + (" …" if len(sessions) > 3 else "")
-            detail = (
-                f"{len(theirs)} of them {'is' if len(theirs) == 1 else 'are'} other "
-                f"sessions' ({named}). {detail}"
-            )
-        if unreported:
-            detail = (
-                f"{plural(unreported, 'unreported result')} would be dropped "
-                f"before anyone has seen {'it' if unreported == 1 else 'them'}. {detail}"
-            )
         # A finished job whose processes still run (a daemon it left) is not cleared
         # behind anyone's back: the question says so, and a yes kills them first.
         leftover = [r.id for r in finished if r.remaining_processes]
-        if leftover:
-            detail = (
-                f"{len(leftover)} of them still "
-                f"{'has' if len(leftover) == 1 else 'have'} processes running "
-                f"({', '.join(leftover[:5])}): they are killed first. {detail}"
-            )
+        unreported = len(self.source.pending_reports())
+        detail = clear_detail(theirs, unreported, leftover, self.supervise)
         self._confirm(
             f"Clear {plural(len(finished), 'finished job')}?",
             detail,
