@@ -16,10 +16,9 @@ from jobs_tui.engine import JobError
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
-from .confirm import ConfirmScreen
 from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar
 from .source import JobSource
-from .supervising import belongs, may_act, peer_of, session_name
+from .supervising import ask_peer, may_act, peer_of
 
 
 class JobInput:
@@ -65,17 +64,12 @@ class JobInput:
             then()
             return
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.confirmed = True
-                then()
+        def yes() -> None:
+            self.confirmed = True
+            then()
 
-        question = f"{belongs(record)} Send to it?"
-        detail = (
-            f"{sanitize_line(record.label, 60)}: what you send (a line, ctrl+d, ctrl+c) "
-            f"goes to it; it stays the {session_name(record)} session's job."
-        )
-        self.screen.app.push_screen(ConfirmScreen(question, detail, title="Send"), answered)
+        what = "what you send (a line, ctrl+d, ctrl+c) goes to it"
+        ask_peer(self.screen.app, record, "Send to it", what, yes)
 
     def applicable(self, action: str) -> bool:
         """`send`, `eof` and `interrupt` show in the footer while there is a bar (`eof`: open)."""

@@ -10,11 +10,15 @@ An agent's own `/jobs` dock (`supervise=False`) keeps refusing other sessions' j
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
+
+from textual.app import App
 
 from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
+from .confirm import ConfirmScreen
 from .source import JobSource
 
 
@@ -26,6 +30,24 @@ def session_name(record: JobRecord) -> str:
 def belongs(record: JobRecord) -> str:
     """`j8 belongs to the cli session.`"""
     return f"{record.id} belongs to the {session_name(record)} session."
+
+
+def ask_peer(
+    app: App[Any], record: JobRecord, verb: str, what: str, on_yes: Callable[[], None]
+) -> None:
+    """The one y/N before input to another session's job: `j8 belongs to the cli
+    session. Type into it?`, `what` it means below; `on_yes` once answered yes."""
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            on_yes()
+
+    detail = (
+        f"{sanitize_line(record.label, 60)}: {what}; "
+        f"it stays the {session_name(record)} session's job."
+    )
+    title = verb.split(" ", 1)[0]
+    app.push_screen(ConfirmScreen(f"{belongs(record)} {verb}?", detail, title=title), answered)
 
 
 def may_act(source: JobSource, record: JobRecord | None, supervise: bool) -> bool:

@@ -26,7 +26,6 @@ from jobs_tui.engine.model import JobRecord
 from jobs_tui.engine.sanitize import sanitize_line
 
 from . import terminal_keys
-from .confirm import ConfirmScreen
 from .css import stylesheet
 from .find_bar import FindBar
 from .footer_keys import ApplicableKeys
@@ -34,7 +33,7 @@ from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
 from .log_header import title_content, title_key
 from .source import Clock, JobSource, wall_clock
-from .supervising import acting_source, belongs, peer_of, session_name
+from .supervising import acting_source, ask_peer, peer_of
 from .terminal_find import TermFind
 from .terminal_header import sub_content
 from .terminal_replay import open_terminal, term_size
@@ -218,17 +217,12 @@ class TerminalScreen(ApplicableKeys, Screen[None]):
     def _ask_to_type(self, record: JobRecord) -> None:
         """Another session's job (`supervise`): one y/N naming whose it is, once per pane."""
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._peer_typing = True
-                self.action_interactive()  # checked again: it may have ended meanwhile
+        def yes() -> None:
+            self._peer_typing = True
+            self.action_interactive()  # checked again: it may have ended meanwhile
 
-        detail = (
-            f"{sanitize_line(record.label, 60)}: every key goes to it until "
-            f"{self.leave_key()}; it stays the {session_name(record)} session's job."
-        )
-        question = f"{belongs(record)} Type into it?"
-        self.app.push_screen(ConfirmScreen(question, detail, title="Type"), answered)
+        what = f"every key goes to it until {self.leave_key()}"
+        ask_peer(self.app, record, "Type into it", what, yes)
 
     def action_leave(self) -> None:
         self.interactive = False
