@@ -347,3 +347,41 @@ async def test_a_hostile_session_name_is_one_plain_line_in_the_question(log_dir:
         assert question.startswith("j9 belongs to the ") and question.endswith(" session. Kill it?")
         assert not any(c in question for c in "\x1b\n\x07"), repr(question)
         await pilot.press("n")
+
+
+def test_the_footer_offers_kill_restart_and_clear_for_any_sessions_job(log_dir: str):
+    from jobs_tui.screens.jobs_keys import applies
+
+    from .fakes import ME, mixed_records
+
+    records = mixed_records(log_dir)
+    theirs = next(r for r in records if r.id == "j9")  # a peer's running job
+    mine = lambda r: r.session_id == ME  # noqa: E731
+    only_theirs_finished = [r for r in records if r.running or not mine(r)]
+    for action in ("kill", "restart"):
+        assert not applies(action, theirs, records, mine)
+        assert applies(action, theirs, records, mine, supervise=True)
+    assert applies("take_over", theirs, records, mine, supervise=True)  # ownership, still
+    assert not applies("clear", theirs, only_theirs_finished, mine)
+    assert applies("clear", theirs, only_theirs_finished, mine, supervise=True)
+
+
+def test_the_clear_question_says_whose_jobs_they_are(log_dir: str):
+    from dataclasses import replace
+
+    from jobs_tui.screens.job_actions import clear_detail
+
+    from .fakes import mixed_records
+
+    one = [r for r in mixed_records(log_dir) if r.id == "j1"]
+    assert clear_detail(one, 0, [], True) == (
+        "1 of them is another session's (jt-peer111111111111). Running jobs are left alone."
+    )
+    two = [*one, replace(one[0], id="j2", session_id="cli")]
+    assert clear_detail(two, 1, [], True).startswith(
+        "2 of them are other sessions' (cli, jt-peer111111111111). "
+        "1 unreported result would be dropped before anyone has seen it."
+    )
+    assert clear_detail([], 0, [], False) == (
+        "Running jobs and other sessions' jobs are left alone."
+    )
