@@ -25,6 +25,7 @@ class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in JobsScreen.BINDINGS if isinstance(b, Binding) and b.id != "jobs.close"),
         Binding("q", "close", "Quit", id="jobs.close"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="jobs.filter-esc"),
     ]
     HELP: ClassVar[dict[str, str]] = {
         **JobsScreen.HELP,

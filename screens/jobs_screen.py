@@ -326,12 +326,18 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
 
     # -- closing (movement and help: `jobs_keys.ListMoves`) ------------------------------
     def action_close(self) -> None:
-        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
-            self._close_filter()
-            return
-        self.dismiss(None)
+        if not self.action_clear_filter():
+            self.dismiss(None)
 
     # -- the list filter (`/`) ---------------------------------------------------------
+    def action_clear_filter(self) -> bool:
+        """Esc where it does not close the screen (the app's home): a kept filter goes.
+        True when there was a filter to clear."""
+        if not (self.filter_text or self.query_one(ListFilter).has_class("-open")):
+            return False
+        self._close_filter()
+        return True
+
     def action_filter(self) -> None:
         bar = self.query_one(ListFilter)
         bar.show_count(len(self.job_list.records), len(self._feed.records))

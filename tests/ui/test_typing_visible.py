@@ -1,0 +1,104 @@
+"""What you type is visible, and the keys do what the help says (issue 24, section 2)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Static
+
+from jobs_tui.app.tui import StandaloneJobsScreen
+from jobs_tui.screens import JobsScreen, LogScreen
+from tests.ui.fakes import FakeSource, Host, frozen_clock, mixed_records, record, screen_text, until
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _row_text(widget) -> str:
+    return "".join(widget.render_line(y).text for y in range(widget.size.height))
+
+
+@pytest.fixture
+def host(log_dir: str) -> Host:
+    return Host(lambda: JobsScreen(FakeSource(mixed_records(log_dir)), clock=frozen_clock))
+
+
+async def test_the_list_filter_shows_the_text_while_it_is_typed(host: Host) -> None:
+    async with host.run_test(size=(100, 24)) as pilot:
+        await pilot.press("slash", *"dev")
+        await pilot.pause()
+        field = pilot.app.screen.query_one("ListFilter Input", Input)
+        assert field.has_focus
+        assert field.size.height == 1
+        assert "dev" in _row_text(field)
+
+
+async def test_esc_clears_a_filter_kept_with_enter_on_the_apps_home(log_dir: str) -> None:
+    records = mixed_records(log_dir)
+    home = Host(lambda: StandaloneJobsScreen(FakeSource(records), clock=frozen_clock))
+    async with home.run_test(size=(100, 24)) as pilot:
+        screen = pilot.app.screen
+        await pilot.press("slash", *"dev", "enter")
+        await pilot.pause()
+        assert screen.filter_text == "dev"
+        kept = len(screen.job_list.records)
+        assert kept < len(records)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.filter_text == ""
+        assert len(screen.job_list.records) == len(records)
+        assert pilot.app.screen is screen  # Esc without a filter closes nothing here
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is screen and pilot.app.is_running
+
+
+def _write(path: str, lines: list[str], mode: str = "a") -> None:
+    with open(path, mode) as f:
+        f.writelines(line + "\n" for line in lines)
+
+
+async def test_the_log_filter_shows_its_text_and_counts_lines_as_they_arrive(log_dir: str) -> None:
+    path = f"{log_dir}/j1.log"
+    _write(path, ["needle 1", "hay", "hay"], "w")
+    source = FakeSource([record(1, "server", log_dir=log_dir)])
+    app = Host(lambda: LogScreen(source, "j1", clock=frozen_clock))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = pilot.app.screen
+        assert await until(lambda: screen.loaded)
+        await pilot.press("ampersand", *"needle")
+        await pilot.pause()
+        field = screen.query_one("ListFilter Input", Input)
+        assert "needle" in _row_text(field)
+        await pilot.press("enter")
+        count = screen.query_one("ListFilter .filter-count", Static)
+        assert await until(lambda: str(count.render()) == "1 of 3")
+        _write(path, ["hay", "needle 2", "hay"])
+        assert await until(lambda: str(count.render()) == "2 of 6")
+
+
+def _footer_says(screen) -> dict[str, str]:
+    return {
+        active.binding.action: active.binding.description
+        for active in screen.active_bindings.values()
+    }
+
+
+async def test_the_footer_says_esc_closes_the_open_find_then_goes_back(log_dir: str) -> None:
+    _write(f"{log_dir}/j1.log", ["one", "two"], "w")
+    source = FakeSource([record(1, "server", log_dir=log_dir)])
+    app = Host(lambda: LogScreen(source, "j1", clock=frozen_clock))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = pilot.app.screen
+        assert await until(lambda: screen.loaded)
+        assert _footer_says(screen)["back"] == "Back"
+        await pilot.press("slash", *"tw")
+        await pilot.pause()
+        assert _footer_says(screen)["back"] == "Close find"
+        footer = screen_text(pilot.app).splitlines()[-1]
+        assert "Close find" in footer and "Back" not in footer
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.find_bar.is_open
+        assert _footer_says(screen)["back"] == "Back"
+        await pilot.press("ampersand", *"on", "enter")
+        await pilot.pause()
+        assert _footer_says(screen)["back"] == "Clear filter"
