@@ -73,7 +73,7 @@ def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
     assert "j1 is another session's job" in " ".join(screen.split())
     assert "t on the list" in " ".join(screen.split())
     tmux.keys("q")
-    tmux.wait_for("1 jobs · 1 running")
+    tmux.wait_for("1 job · 1 running")
 
     open_own(tmux, "repl", "j1")
     tmux.wait_for(">>>")

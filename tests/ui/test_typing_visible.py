@@ -102,3 +102,21 @@ async def test_the_footer_says_esc_closes_the_open_find_then_goes_back(log_dir: 
         await pilot.press("ampersand", *"on", "enter")
         await pilot.pause()
         assert _footer_says(screen)["back"] == "Clear filter"
+
+
+async def test_the_help_says_page_up_and_down_in_one_row(host: Host) -> None:
+    async with host.run_test(size=(100, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        rows = [line for line in screen_text(pilot.app).splitlines() if "a page up / down" in line]
+        assert len(rows) == 1, rows
+        assert "pgup" in rows[0] and "pgdn" in rows[0]
+
+
+def test_one_job_is_one_job_in_the_summary(log_dir: str) -> None:
+    from jobs_tui.engine.format import summary
+
+    one = [record(1, "server", log_dir=log_dir)]
+    assert summary(one, "me").startswith("1 job · 1 running · 0 failed · 1 peer")
+    assert summary(one * 2, "me").startswith("2 jobs · ")
+    assert summary([], "me").startswith("0 jobs · ")
