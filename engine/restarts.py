@@ -122,8 +122,8 @@ async def restart(jm: JobManager, job_id: str) -> JobRecord:
             detached=record.detached,
             cwd=cwd,
             tty=record.tty,
-            cols=saved.cols,
-            rows=saved.rows,
+            cols=record.term_cols or saved.cols,  # the size it was resized to last
+            rows=record.term_rows or saved.rows,
             env=saved.env or None,
             restart_of=record.id,
             starter=stopper.start if stopper is not None else None,
