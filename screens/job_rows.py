@@ -252,7 +252,9 @@ class JobList(ScrollView, can_focus=False):
         on_cursor = record.id == self.cursor_id
         if on_cursor:
             base = base + self.get_component_rich_style("job-list--cursor")
-        return Strip(self._row_segments(record, width, base, on_cursor), width)
+        return Strip(self._row_segments(record, width, base, on_cursor)).adjust_cell_length(
+            width, base
+        )  # never a cell past the list: what is past it stays painted over the detail pane
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -277,6 +279,10 @@ class JobList(ScrollView, can_focus=False):
             return plain if on_cursor else self._fg(name)
 
         stopping = self._stopping(record)
+        tag = len(self._tag(record))
+        if tag > self._tag_width:  # a kill began after the rows were laid out: widen the
+            self._tag_width = tag  # tag column for every row, not this one past the list
+            self.refresh()
         id_width, tag_width = self._id_width, self._tag_width
         label_width = width - (3 + id_width + 2) - (1 + ELAPSED_COLUMNS) - tag_width - 1
         columns = self._usage_shown(width)

@@ -120,3 +120,36 @@ def test_one_job_is_one_job_in_the_summary(log_dir: str) -> None:
     assert summary(one, "me").startswith("1 job · 1 running · 0 failed · 1 peer")
     assert summary(one * 2, "me").startswith("2 jobs · ")
     assert summary([], "me").startswith("0 jobs · ")
+
+
+async def test_a_row_that_starts_stopping_beside_a_peer_stays_inside_the_list(log_dir: str) -> None:
+    """The ` stopping` tag came after the tag column was sized for ` peer`: the row ran 4
+    cells past the list, over the detail pane, and `ing` stayed painted there."""
+    from textual.app import App, ComposeResult
+
+    from jobs_tui.screens.job_rows import JobList
+
+    stopping: set[str] = set()
+    rows = JobList(
+        frozen_clock, lambda r: r.session_id == "me", stopping=lambda r: r.id in stopping
+    )
+
+    class ListApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield rows
+
+    mine = record(1, "server", log_dir=log_dir, session="me")
+    theirs = record(2, "peer job", log_dir=log_dir, session="them")
+    async with ListApp().run_test(size=(60, 6)) as pilot:
+        rows.set_records([mine, theirs])
+        await pilot.pause()
+        width = rows.scrollable_content_region.width
+        stopping.add("j1")
+        rows.update_record(mine)
+        rows.refresh()
+        await pilot.pause()
+        for y in range(2):
+            strip = rows.render_line(y)
+            text = "".join(segment.text for segment in strip)
+            assert len(text) == strip.cell_length == width, (y, text)
+        assert "stopping" in "".join(s.text for s in rows.render_line(0))
