@@ -153,3 +153,22 @@ async def test_a_row_that_starts_stopping_beside_a_peer_stays_inside_the_list(lo
             text = "".join(segment.text for segment in strip)
             assert len(text) == strip.cell_length == width, (y, text)
         assert "stopping" in "".join(s.text for s in rows.render_line(0))
+
+
+@pytest.mark.parametrize("size", [(100, 30), (60, 30)])
+async def test_the_confirm_dialog_wraps_without_losing_a_character(size) -> None:
+    from jobs_tui.screens import ConfirmScreen
+
+    detail = (
+        "j1, j2, j3: started here and not detached, they end when this session ends; "
+        "their logs stay on disk until cleared."
+    )
+    app = Host(lambda: ConfirmScreen("Quit and kill 3 running jobs of this session?", detail))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        text = screen_text(pilot.app)
+        inside = " ".join(
+            line.split("│")[1].strip() for line in text.splitlines() if line.count("│") >= 2
+        )
+        for word in detail.split():
+            assert f" {word} " in f" {inside} ", (word, inside)
