@@ -10,7 +10,6 @@ is read back with `tmux capture-pane`, each wait polled against a deadline.
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from .tmuxpane import Tmux, app_in_tmux, poll
 
 pytestmark = [
     pytest.mark.timeout(120),
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.usefixtures("tmux_installed"),
 ]
 
 
