@@ -30,6 +30,7 @@ class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):
     HELP: ClassVar[dict[str, str]] = {
         **JobsScreen.HELP,
         "close": "quit (y/N when this session's running jobs would be killed)",
+        "clear_filter": "clear a filter kept with Enter",
     }
 
     async def action_close(self) -> None:
