@@ -119,7 +119,7 @@ class JobList(ScrollView, can_focus=False):
 
     def set_records(self, records: list[JobRecord]) -> None:
         """New rows; the cursor stays on its job, or on the row where it was if that job left."""
-        old_index = self.cursor_index
+        old_index, old_top = self.cursor_index, round(self.scroll_y)
         self.records = records
         self._index = {r.id: i for i, r in enumerate(records)}
         self._id_width = max(3, max((len(r.id) for r in records), default=3))
@@ -131,8 +131,18 @@ class JobList(ScrollView, can_focus=False):
             else:
                 self._set_cursor(None)
         self.virtual_size = Size(self.size.width, len(records))
-        if self.cursor_index != old_index:  # the row moved: keep it in view (a wheel-scrolled
-            self._keep_visible()  # list is otherwise left where the user put it)
+        new_index = self.cursor_index
+        if new_index != old_index and new_index is not None and old_index is not None:
+            # others moved around the selected job: it stays on the screen row it was on
+            # (as far as the list can scroll), so a key pressed next acts where one looks
+            self.scroll_to(
+                y=max(0, new_index - (old_index - old_top)),
+                animate=False,
+                immediate=True,
+                force=True,
+            )
+        if new_index != old_index:  # keep it in view (a wheel-scrolled list is otherwise
+            self._keep_visible()  # left where the user put it)
         self.refresh()
 
     def update_record(self, record: JobRecord) -> bool:

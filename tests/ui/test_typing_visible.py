@@ -172,3 +172,33 @@ async def test_the_confirm_dialog_wraps_without_losing_a_character(size) -> None
         )
         for word in detail.split():
             assert f" {word} " in f" {inside} ", (word, inside)
+
+
+async def test_the_selected_row_stays_where_it_is_when_others_move(log_dir: str) -> None:
+    """A job finishing re-sorts the rows: the selection keeps its job and its screen row."""
+    from textual.app import App, ComposeResult
+
+    from jobs_tui.engine import JobStatus
+    from jobs_tui.screens.job_rows import JobList
+
+    rows = JobList(frozen_clock, lambda r: True)
+
+    class ListApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield rows
+
+    running = [record(n, f"job {n}", log_dir=log_dir, seconds=float(n)) for n in range(1, 31)]
+    async with ListApp().run_test(size=(60, 10)) as pilot:
+        rows.set_records(running)
+        await pilot.pause()
+        rows.select("j20")
+        rows.scroll_to(y=15, animate=False, immediate=True)
+        await pilot.pause()
+        row_on_screen = rows.cursor_index - round(rows.scroll_y)
+        # a job above the selection (listed before it) finishes: it moves to the bottom
+        above = rows.records[rows.cursor_index - 3]
+        done = record(int(above.id[1:]), above.label, JobStatus.EXITED, log_dir=log_dir)
+        rows.set_records([r for r in rows.records if r.id != above.id] + [done])
+        await pilot.pause()
+        assert rows.selected is not None and rows.selected.id == "j20"
+        assert rows.cursor_index - round(rows.scroll_y) == row_on_screen
