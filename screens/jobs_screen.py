@@ -293,7 +293,7 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
         detail = self.query_one(DetailPane)
         if self._fit.fit_tail(self, detail, self.query_one(LiveTail)):
             self._keep_tail()
-        self._fit.fit_detail(self, detail, len(self._feed.records))
+        self._fit.fit_detail(self, detail, self.job_list.lines_for(len(self._feed.records)))
 
     # -- the selected job's latest line, read from its log ------------------------------
     def _read_latest(self) -> None:
