@@ -16,7 +16,10 @@ from jobs_tui.engine import JobManager
 from jobs_tui.screens import ConfirmScreen, JobsScreen
 from jobs_tui.screens.source import Clock
 
-EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here live."
+EMPTY_TEXT = (
+    "No jobs yet: press a to start one here, or run jobs-tui start -- COMMAND in a shell; "
+    "jobs started by any session in this project appear here live."
+)
 
 
 class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):

@@ -7,6 +7,7 @@ moves the row, never the selection.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -278,9 +279,10 @@ class JobList(ScrollView, can_focus=False):
             base = self._base = self.rich_style
         index = round(self.scroll_y) + y - self.header_lines
         if not self.records:
-            if y == 1:
+            lines = textwrap.wrap(self.empty_text, max(10, width - 4))
+            if 1 <= y <= len(lines):  # wrapped: it says how to start one, whole
                 style = base + self.get_component_rich_style("job-list--empty")
-                return Strip([Segment(fit("  " + self.empty_text, width), style)], width)
+                return Strip([Segment(fit("  " + lines[y - 1], width), style)], width)
             return Strip.blank(width, base)
         if y < self.header_lines:  # pinned over the rows, however far they are scrolled
             style = base + self.get_component_rich_style("job-list--header")

@@ -34,6 +34,7 @@ from .job_actions import JobActions, KillUnderWay
 from .job_feed import JobFeed
 from .job_reads import JobReads
 from .job_rows import JobList, any_running
+from .job_start import JobStarting
 from .jobs_keys import ListMoves
 from .jobs_summary import SummaryLine, problem_notes, pruned_jobs
 from .latest_line import LATEST_S
@@ -47,10 +48,13 @@ POLL_S = 0.2  # how often events are applied and running rows' times repainted
 USAGE_S = 2.0
 TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
-EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
+EMPTY_TEXT = (
+    "No jobs yet: press a to start one, or run jobs-tui start -- COMMAND; "
+    "jobs started by any session in this project appear here."
+)
 
 
-class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
+class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
     TRACKED = jobs_keys.TRACKED
