@@ -14,6 +14,7 @@ import argparse
 import os
 import re
 import sys
+from typing import Any
 
 from jobs_tui.engine.protocol import KILL_SIGNALS as SIGNALS
 
@@ -169,10 +170,28 @@ VERBS: dict[str, str] = {
 }
 
 
+class _Version(argparse.Action):
+    """`--version`: this install's version, looked up only when asked (metadata costs)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("jobs-tui")
+        except PackageNotFoundError:
+            found = "unknown (not installed)"
+        sys.stdout.write(f"jobs-tui {found}\n")
+        parser.exit(0)
+
+
 def top_parser(verbs: bool = True) -> Parser:
     """The options before the verb; `verbs=False` leaves out the list --help shows."""
     parser = Parser(prog="jobs-tui", description=DESCRIPTION, epilog=EPILOG)
     _globals(parser, None)
+    parser.add_argument("--version", action=_Version)
     parser.add_argument(
         "--demo", action="store_true", help="start a few sample jobs, then open the screen"
     )

@@ -24,7 +24,10 @@ from jobs_tui.screens import JobsScreen, QuitScreen
 from jobs_tui.screens.quit_dialog import QuitAnswer
 from jobs_tui.screens.source import Clock
 
-EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here live."
+EMPTY_TEXT = (
+    "No jobs yet: press a to start one here, or run jobs-tui start -- COMMAND in a shell; "
+    "jobs started by any session in this project appear here live."
+)
 
 
 class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):
@@ -33,10 +36,12 @@ class StandaloneJobsScreen(JobsScreen, inherit_bindings=False):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in JobsScreen.BINDINGS if isinstance(b, Binding) and b.id != "jobs.close"),
         Binding("q", "close", "Quit", id="jobs.close"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="jobs.filter-esc"),
     ]
     HELP: ClassVar[dict[str, str]] = {
         **JobsScreen.HELP,
         "close": "quit (asks when jobs started here run: kill them, leave them, or stay)",
+        "clear_filter": "clear a filter kept with Enter",
     }
 
     async def action_close(self) -> None:

@@ -138,11 +138,12 @@ def row(record: JobRecord, now_ms: float, *, peer: bool = False, width: int = LA
 
 
 def summary(records: list[JobRecord], own_session: str) -> str:
-    """`N jobs · R running · F failed · P peer`."""
+    """`N jobs · R running · F failed · P peer` (`1 job · …`)."""
     running = sum(r.running for r in records)
     failed = sum(r.status is JobStatus.FAILED for r in records)
     peers = sum(r.session_id != own_session for r in records)
-    return f"{len(records)} jobs · {running} running · {failed} failed · {peers} peer"
+    jobs = "1 job" if len(records) == 1 else f"{len(records)} jobs"
+    return f"{jobs} · {running} running · {failed} failed · {peers} peer"
 
 
 def earlier_note(earlier_lines: int | None, earlier_bytes: int) -> str:

@@ -78,6 +78,16 @@ class LogWatch:
         where = os.fsencode(regfiles.reach(path))
         return libc.inotify_add_watch(self._fd, where, _MASK) >= 0
 
+    def pause(self) -> None:
+        """Stop waking (a reader that reads at its own pace): the kernel keeps the events."""
+        if self._fd >= 0 and self._loop is not None:
+            self._loop.remove_reader(self._fd)
+
+    def resume(self) -> None:
+        """Wake again; writes made while paused wake at once."""
+        if self._fd >= 0 and self._loop is not None:
+            self._loop.add_reader(self._fd, self._readable)
+
     def _readable(self) -> None:
         with contextlib.suppress(OSError):
             while os.read(self._fd, 65536):  # drain: one wake for however many writes

@@ -29,6 +29,7 @@ class AgentShell(App[None]):
     """A prompt that starts jobs, a transcript, the chips, and the jobs screen on F2."""
 
     TITLE = "agent shell"
+    AUTO_FOCUS = "#shell-prompt"  # the first keystrokes are the prompt's, not the transcript's
     CSS = """
     #shell-bar { height: 1; dock: top; background: $panel; }
     #shell-title { width: 1fr; padding: 0 1; }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -13,6 +14,8 @@ from textual.widgets import Footer, Static
 
 from .css import stylesheet
 
+MOOT_CHECK_S = 0.2
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismisses with True on `y`, False on `n`, Enter or Esc."""
@@ -23,11 +26,31 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,N,enter,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, detail: str = "", *, title: str = "Confirm") -> None:
+    def __init__(
+        self,
+        question: str,
+        detail: str = "",
+        *,
+        title: str = "Confirm",
+        moot: Callable[[], str | None] | None = None,
+    ) -> None:
+        """`moot`: asked a few times a second; a text means the question no longer stands
+        (the job it would kill has ended): the dialog closes as a No and says the text."""
         super().__init__()
         self.question = question
         self.detail = detail
         self.dialog_title = title
+        self.moot = moot
+
+    def on_mount(self) -> None:
+        if self.moot is not None:
+            self.set_interval(MOOT_CHECK_S, self._check_moot)
+
+    def _check_moot(self) -> None:
+        said = self.moot() if self.moot is not None else None
+        if said is not None and self.is_current:
+            self.app.notify(said, markup=False)
+            self.dismiss(False)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog") as dialog:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.binding import ActiveBinding
 
 
@@ -13,13 +15,22 @@ class ApplicableKeys:
     """
 
     TRACKED: tuple[str, ...] = ()
-    _bindings_key: tuple[bool, ...] | None = None
+    DESCRIBED: tuple[str, ...] = ()  # actions whose footer text `_described` may change
+    _bindings_key: tuple[object, ...] | None = None
 
     def _applicable(self, action: str) -> bool:
         return True
 
+    def _described(self, action: str) -> str | None:
+        """What a key does now, where that differs from its binding's description (Esc
+        closes the open find field before it goes back)."""
+        return None
+
     def _update_bindings(self) -> None:
-        key = tuple(self._applicable(a) for a in self.TRACKED)
+        key = (
+            *(self._applicable(a) for a in self.TRACKED),
+            *(self._described(a) for a in self.DESCRIBED),
+        )
         if key != self._bindings_key:
             self._bindings_key = key
             self.refresh_bindings()  # type: ignore[attr-defined]
@@ -27,8 +38,14 @@ class ApplicableKeys:
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
         bindings = super().active_bindings  # type: ignore[misc]
-        return {
-            key: active
-            for key, active in bindings.items()
-            if active.node is not self or self._applicable(active.binding.action.split("(")[0])
-        }
+        shown: dict[str, ActiveBinding] = {}
+        for key, active in bindings.items():
+            action = active.binding.action.split("(")[0]
+            if active.node is not self:
+                shown[key] = active
+            elif self._applicable(action):
+                text = self._described(action)
+                if text is not None and text != active.binding.description:
+                    active = active._replace(binding=replace(active.binding, description=text))
+                shown[key] = active
+        return shown

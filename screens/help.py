@@ -17,9 +17,11 @@ KeyHelp = tuple[str, str]  # (the keys as shown, what they do)
 
 
 def key_rows(app: App[object], bindings: list[BindingType], words: dict[str, str]) -> list[KeyHelp]:
-    """One row per binding, in the order declared: every key it answers to, and `words` for
-    its action (else its description)."""
+    """One row per action, in the order declared: every key it answers to, and `words` for
+    it (else its description). Bindings of one action said in one phrase (`page(-1)` and
+    `page(1)`: "a page up / down") share a row: `pgup / pgdn`."""
     rows: list[KeyHelp] = []
+    last: tuple[str, str] | None = None  # (action, text) of the row before
     for binding in bindings:
         if not isinstance(binding, Binding):
             continue
@@ -29,7 +31,12 @@ def key_rows(app: App[object], bindings: list[BindingType], words: dict[str, str
         ]
         action = binding.action.split("(")[0]
         text = words.get(binding.action) or words.get(action) or binding.description
-        rows.append((" ".join(dict.fromkeys(shown)), text))
+        keys = " ".join(dict.fromkeys(shown))
+        if rows and last == (action, text):
+            rows[-1] = (f"{rows[-1][0]} / {keys}", text)
+        else:
+            rows.append((keys, text))
+        last = (action, text)
     return rows
 
 

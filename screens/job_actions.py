@@ -132,6 +132,7 @@ class JobActions(_Base):
                 f"{sent}. SIGKILL ends its whole process tree at once, without cleanup.{stays}",
                 "Kill job",
                 lambda: self._kill(record.id, "SIGKILL"),
+                moot=lambda: self._ended_note(record.id),
             )
             return
         grace = duration(self.source.config.kill_grace_ms)
@@ -192,13 +193,28 @@ class JobActions(_Base):
         )
 
     def _confirm(
-        self, question: str, detail: str, title: str, on_yes: Callable[[], Awaitable[None]]
+        self,
+        question: str,
+        detail: str,
+        title: str,
+        on_yes: Callable[[], Awaitable[None]],
+        moot: Callable[[], str | None] | None = None,
     ) -> None:
         def answered(yes: bool | None) -> None:
             if yes:
                 self._run(on_yes(), title)
 
-        self.app.push_screen(ConfirmScreen(question, detail, title=title), answered)
+        self.app.push_screen(ConfirmScreen(question, detail, title=title, moot=moot), answered)
+
+    def _ended_note(self, job_id: str) -> str | None:
+        """Said when a question about `job_id` no longer stands: it has ended meanwhile."""
+        try:
+            record = self.source.get(job_id)
+        except JobError:
+            return f"{job_id} is gone; nothing to kill."
+        if record.running:
+            return None
+        return f"{job_id} ended before the answer ({outcome_text(record, self.clock())})."
 
     # -- workers -----------------------------------------------------------------------
     def _run(self, work: Awaitable[None], what: str) -> Worker[None]:

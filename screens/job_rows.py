@@ -7,6 +7,7 @@ moves the row, never the selection.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -65,6 +66,7 @@ class JobList(ScrollView, can_focus=False):
         "job-list--unknown",
         "job-list--peer",
         "job-list--stopping",
+        "job-list--header",
         "job-list--muted",
         "job-list--empty",
     }
@@ -119,7 +121,7 @@ class JobList(ScrollView, can_focus=False):
 
     def set_records(self, records: list[JobRecord]) -> None:
         """New rows; the cursor stays on its job, or on the row where it was if that job left."""
-        old_index = self.cursor_index
+        old_index, old_top = self.cursor_index, round(self.scroll_y)
         self.records = records
         self._index = {r.id: i for i, r in enumerate(records)}
         self._id_width = max(3, max((len(r.id) for r in records), default=3))
@@ -130,9 +132,19 @@ class JobList(ScrollView, can_focus=False):
                 self._move_to(fallback)
             else:
                 self._set_cursor(None)
-        self.virtual_size = Size(self.size.width, len(records))
-        if self.cursor_index != old_index:  # the row moved: keep it in view (a wheel-scrolled
-            self._keep_visible()  # list is otherwise left where the user put it)
+        self.virtual_size = Size(self.size.width, self._lines())
+        new_index = self.cursor_index
+        if new_index != old_index and new_index is not None and old_index is not None:
+            # others moved around the selected job: it stays on the screen row it was on
+            # (as far as the list can scroll), so a key pressed next acts where one looks
+            self.scroll_to(
+                y=max(0, new_index - (old_index - old_top)),
+                animate=False,
+                immediate=True,
+                force=True,
+            )
+        if new_index != old_index:  # keep it in view (a wheel-scrolled list is otherwise
+            self._keep_visible()  # left where the user put it)
         self.refresh()
 
     def update_record(self, record: JobRecord) -> bool:
@@ -143,18 +155,32 @@ class JobList(ScrollView, can_focus=False):
             return False
         old, self.records[index] = self.records[index], record
         if shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
-            self.refresh_lines(index)
+            self._refresh_row(index)
         return True
 
     def set_usage(self, usage: dict[str, JobUsage]) -> None:
         """New samples; the rows are repainted only when the list is wide enough to show them."""
+        headed = self.header_lines
         self.usage = usage
+        if self.header_lines != headed:  # the columns (and their headers) came or went
+            self.virtual_size = Size(self.size.width, self._lines())
         if self.records and self._usage_shown(self.scrollable_content_region.width):
             self.refresh()
 
     def _usage_shown(self, width: int) -> bool:
+        return bool(self.usage) and self._wide(width)
+
+    def _wide(self, width: int) -> bool:
+        """Room for the usage columns beside a label of USAGE_MIN_LABEL cells."""
         label = width - (3 + self._id_width + 2) - (1 + ELAPSED_COLUMNS) - self._tag_width - 1
-        return bool(self.usage) and label - USAGE_COLUMNS >= USAGE_MIN_LABEL
+        return label - USAGE_COLUMNS >= USAGE_MIN_LABEL
+
+    @property
+    def header_lines(self) -> int:
+        """The column headers' line, pinned over the rows while they show the usage columns
+        (what `12%  85 MiB` is); id, label and time alone need none, and a small screen
+        keeps the line for a row."""
+        return 1 if self.records and self._usage_shown(self.scrollable_content_region.width) else 0
 
     def _tag(self, record: JobRecord) -> str:
         """` stopping` while a kill is under way, ` peer` for another session's job."""
@@ -181,13 +207,14 @@ class JobList(ScrollView, can_focus=False):
         self._keep_visible()
         new = self.cursor_index
         if index is not None and new is not None and self.scroll_y == top:
-            self.refresh_lines(index)  # only the two rows that changed
-            self.refresh_lines(new)
+            self._refresh_row(index)  # only the two rows that changed
+            self._refresh_row(new)
         else:
             self.refresh()
 
     def page(self, direction: int) -> None:
-        self.move(direction * max(1, self.scrollable_content_region.height - 1))
+        rows = self.scrollable_content_region.height - self.header_lines
+        self.move(direction * max(1, rows - 1))
 
     def first(self) -> None:
         self.move(-len(self.records))
@@ -201,9 +228,19 @@ class JobList(ScrollView, can_focus=False):
             self._keep_visible()
             self.refresh()
 
+    def _refresh_row(self, index: int) -> None:
+        self.refresh_lines(index + self.header_lines)
+
+    def lines_for(self, rows: int) -> int:
+        """The lines `rows` rows take, with the column headers over them."""
+        return rows + self.header_lines if rows else 0
+
+    def _lines(self) -> int:
+        return self.lines_for(len(self.records))
+
     def _keep_visible(self) -> None:
         index = self.cursor_index
-        height = self.scrollable_content_region.height
+        height = self.scrollable_content_region.height - self.header_lines
         if index is None or height <= 0:
             return
         top = round(self.scroll_y)
@@ -213,12 +250,12 @@ class JobList(ScrollView, can_focus=False):
             self.scroll_to(y=index - height + 1, animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.records))
+        self.virtual_size = Size(self.size.width, self._lines())
         self._keep_visible()
 
     def on_click(self, event: events.Click) -> None:
-        index = round(self.scroll_y) + event.y
-        if 0 <= index < len(self.records):
+        index = round(self.scroll_y) + event.y - self.header_lines
+        if event.y >= self.header_lines and 0 <= index < len(self.records):
             job_id = self.records[index].id
             if job_id == self.cursor_id:
                 self.post_message(self.Activated(job_id))
@@ -240,19 +277,25 @@ class JobList(ScrollView, can_focus=False):
         base = self._base
         if base is None:  # computed from every ancestor's background: once, not per row
             base = self._base = self.rich_style
-        index = round(self.scroll_y) + y
+        index = round(self.scroll_y) + y - self.header_lines
         if not self.records:
-            if y == 1:
+            lines = textwrap.wrap(self.empty_text, max(10, width - 4))
+            if 1 <= y <= len(lines):  # wrapped: it says how to start one, whole
                 style = base + self.get_component_rich_style("job-list--empty")
-                return Strip([Segment(fit("  " + self.empty_text, width), style)], width)
+                return Strip([Segment(fit("  " + lines[y - 1], width), style)], width)
             return Strip.blank(width, base)
+        if y < self.header_lines:  # pinned over the rows, however far they are scrolled
+            style = base + self.get_component_rich_style("job-list--header")
+            return Strip([Segment(fit(self._header(width), width), style)], width)
         if index >= len(self.records):
             return Strip.blank(width, base)
         record = self.records[index]
         on_cursor = record.id == self.cursor_id
         if on_cursor:
             base = base + self.get_component_rich_style("job-list--cursor")
-        return Strip(self._row_segments(record, width, base, on_cursor), width)
+        return Strip(self._row_segments(record, width, base, on_cursor)).adjust_cell_length(
+            width, base
+        )  # never a cell past the list: what is past it stays painted over the detail pane
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -268,6 +311,18 @@ class JobList(ScrollView, can_focus=False):
             self._styles[name] = style
         return style
 
+    def _header(self, width: int) -> str:
+        """What each column of the rows below is, laid out as `_row_segments` lays them."""
+        id_width, tag_width = self._id_width, self._tag_width
+        label_width = width - (3 + id_width + 2) - (1 + ELAPSED_COLUMNS) - tag_width - 1
+        lead = f"   {'id':<{id_width}}  "
+        if label_width < MIN_LABEL:
+            return lead + "job"
+        usage = f" {'cpu':>5} {'memory':>8}" if self._usage_shown(width) else ""
+        if usage:
+            label_width -= USAGE_COLUMNS
+        return f"{lead}{'job':<{label_width}}{usage} {'elapsed':>{ELAPSED_COLUMNS}}"
+
     def _row_segments(
         self, record: JobRecord, width: int, base: Style, on_cursor: bool
     ) -> list[Segment]:
@@ -277,6 +332,10 @@ class JobList(ScrollView, can_focus=False):
             return plain if on_cursor else self._fg(name)
 
         stopping = self._stopping(record)
+        tag = len(self._tag(record))
+        if tag > self._tag_width:  # a kill began after the rows were laid out: widen the
+            self._tag_width = tag  # tag column for every row, not this one past the list
+            self.refresh()
         id_width, tag_width = self._id_width, self._tag_width
         label_width = width - (3 + id_width + 2) - (1 + ELAPSED_COLUMNS) - tag_width - 1
         columns = self._usage_shown(width)

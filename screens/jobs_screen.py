@@ -34,6 +34,7 @@ from .job_actions import JobActions, KillUnderWay
 from .job_feed import JobFeed
 from .job_reads import JobReads
 from .job_rows import JobList, any_running
+from .job_start import JobStarting
 from .jobs_keys import ListMoves
 from .jobs_summary import SummaryLine, problem_notes, pruned_jobs
 from .latest_line import LATEST_S
@@ -48,10 +49,13 @@ POLL_S = 0.2  # how often events are applied and running rows' times repainted
 USAGE_S = 2.0
 TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
-EMPTY_TEXT = "No jobs yet: jobs started by any session in this project appear here."
+EMPTY_TEXT = (
+    "No jobs yet: press a to start one, or run jobs-tui start -- COMMAND; "
+    "jobs started by any session in this project appear here."
+)
 
 
-class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
+class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
     TRACKED = jobs_keys.TRACKED
@@ -300,7 +304,7 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
         detail = self.query_one(DetailPane)
         if self._fit.fit_tail(self, detail, self.query_one(LiveTail)):
             self._keep_tail()
-        self._fit.fit_detail(self, detail, len(self._feed.records))
+        self._fit.fit_detail(self, detail, self.job_list.lines_for(len(self._feed.records)))
 
     # -- the selected job's latest line, read from its log ------------------------------
     def _read_latest(self) -> None:
@@ -335,12 +339,18 @@ class JobsScreen(JobActions, ListMoves, ApplicableKeys, Screen[None]):
 
     # -- closing (movement and help: `jobs_keys.ListMoves`) ------------------------------
     def action_close(self) -> None:
-        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
-            self._close_filter()
-            return
-        self.dismiss(None)
+        if not self.action_clear_filter():
+            self.dismiss(None)
 
     # -- the list filter (`/`) ---------------------------------------------------------
+    def action_clear_filter(self) -> bool:
+        """Esc where it does not close the screen (the app's home): a kept filter goes.
+        True when there was a filter to clear."""
+        if not (self.filter_text or self.query_one(ListFilter).has_class("-open")):
+            return False
+        self._close_filter()
+        return True
+
     def action_filter(self) -> None:
         bar = self.query_one(ListFilter)
         bar.show_count(len(self.job_list.records), len(self._feed.records))

@@ -28,6 +28,7 @@ from jobs_tui.engine.sanitize import sanitize_log
 from .log_header import human_bytes
 from .log_lines import LineAssembler
 from .log_text import plain_of
+from .tail_pump import TailPump
 from .terminal_replay import LivePump, open_terminal, term_size
 
 if TYPE_CHECKING:
@@ -94,6 +95,11 @@ class TailLines:
             self._resync = cut < 0
             self.skipped += len(data) if cut < 0 else cut + 1
             data = data[cut + 1 :] if cut >= 0 else b""
+        keep = self.lines.maxlen or MAX_LINES
+        start = last_lines_start(data, keep)
+        if start:  # more lines than are kept: only the last ones are split and sanitized
+            self.assembler.reset()
+            data = data[start:]
         self.lines.extend(plain_of(line) for line in self.assembler.feed(data))
 
     def rows(self) -> list[str]:
@@ -201,7 +207,11 @@ class LiveTail(Widget):
         self.refresh()
         if not running:
             return
-        pump = LivePump(_Gaps(log, feed.gap), self._took)
+        pump: LivePump | TailPump
+        if isinstance(feed, TailLines):  # lines: only the newest bytes are read
+            pump = TailPump(log, self._took, self._skipped_by_pump)
+        else:  # an emulated screen takes every byte, in order
+            pump = LivePump(_Gaps(log, feed.gap), self._took)
         try:
             await pump.run()
         finally:
@@ -222,6 +232,11 @@ class LiveTail(Widget):
         feed = TailLines([])
         feed.feed(data)
         return feed, log
+
+    def _skipped_by_pump(self, count: int) -> None:
+        """Output the tail passed over to show the newest lines (the log keeps it)."""
+        if self.feed is not None:
+            self.feed.gap(count)
 
     def _took(self, data: bytes) -> None:
         if self.feed is None:

@@ -70,11 +70,19 @@ class LogFinder:
     def shows(self, line: str) -> bool:
         return contains(plain_of(line), self.screen.filter_text)
 
+    def show_filter_count(self) -> None:
+        """`shown of held`, kept true as lines arrive (not only when the text changes)."""
+        filtered = self.screen.query_one("#jobs-log-filtered", LogView)
+        self.screen.query_one(ListFilter).show_count(
+            filtered.line_count, self.screen.main_view.line_count
+        )
+
     def close_filter(self) -> None:
         screen = self.screen
         screen.query_one(ListFilter).close()
         screen.filter_text = ""
         screen.set_focus(None)
+        self.changed()
 
     def refilter(self, text: str) -> None:
         """The filter's view holds the matching lines (empty `text`: every line is shown)."""
@@ -83,6 +91,6 @@ class LogFinder:
         if text:
             lines, times = main.matching(text)
             filtered.load(lines, times)
-            self.screen.query_one(ListFilter).show_count(len(lines), main.line_count)
+            self.show_filter_count()
         main.set_class(bool(text), "-hidden")
         filtered.set_class(not text, "-hidden")

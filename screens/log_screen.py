@@ -46,6 +46,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
     TRACKED = ("follow", "match", "send", "eof", "interrupt")
+    DESCRIBED = ("back",)
 
     following: reactive[bool] = reactive(True, init=False)
     """The view keeps to the tail as output arrives; scrolling up pauses it."""
@@ -200,6 +201,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         if self.filter_text:
             lines = [line for line in lines if self._finder.shows(line)]
             dropped = self.view.append(lines, "", [stamp] * len(lines))
+            self._finder.show_filter_count()
         if self.following:
             self.view.follow_end()
         elif dropped:
@@ -307,12 +309,14 @@ class LogScreen(ApplicableKeys, Screen[None]):
     # -- find and filter mode (`LogFinder` does both) -------------------------------------
     def action_find(self) -> None:
         self.find_bar.open()
+        self._update_bindings()
 
     def action_match(self, delta: int) -> None:
         self._finder.step(delta)
 
     def action_filter(self) -> None:
         self.query_one(ListFilter).open()
+        self._update_bindings()
 
     def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
         self._finder.close_filter()
@@ -381,6 +385,15 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.dismiss(None)
 
     # -- footer ------------------------------------------------------------------------
+    def _described(self, action: str) -> str | None:
+        if action != "back":
+            return None
+        if self.find_bar.is_open:
+            return "Close find"
+        if self.filter_text or self.query_one(ListFilter).has_class("-open"):
+            return "Clear filter"
+        return None
+
     def _applicable(self, action: str) -> bool:
         if action == "follow":
             return not self.following

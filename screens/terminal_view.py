@@ -240,6 +240,8 @@ class TerminalView(ScrollView, can_focus=True):
         cursor = (cursor_x, cursor_row)
         changed = model.rows
         if shape != self._shape:
+            if (hist > 0) != (self._shape[2] > 0):
+                self.call_after_refresh(self._check_pane)  # the scrollbar came or went
             self._shape = shape
             self._rows.clear()
             self.virtual_size = Size(model.cols, hist + model.rows)
@@ -340,15 +342,22 @@ class TerminalView(ScrollView, can_focus=True):
 
     # -- what the hosting screen uses ----------------------------------------------
     def pane_size(self) -> tuple[int, int]:
-        """(cols, rows) the pane can show (inside its border and scrollbars)."""
-        region = self.scrollable_content_region
-        return max(1, region.width), max(1, region.height)
+        """(cols, rows) the pane shows once the screen is resized to it: inside its border,
+        less the vertical scrollbar when there is scrollback. Not less the scrollbars an
+        emulated screen wider or taller than the pane has for a moment (a shrinking window):
+        they go when it is resized, and a size taken with them stays a cell short."""
+        region = self.content_region
+        bar = self.styles.scrollbar_size_vertical if self.model.history_len() else 0
+        return max(1, region.width - bar), max(1, region.height)
 
-    def on_resize(self) -> None:
+    def _check_pane(self) -> None:
         pane = self.pane_size()
         if pane != self._pane:
             self._pane = pane
             self.post_message(self.Resized(self, *pane))
+
+    def on_resize(self) -> None:
+        self._check_pane()
         if self.following:
             self.call_after_refresh(self._quietly, self.follow_end)
 

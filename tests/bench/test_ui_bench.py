@@ -365,7 +365,7 @@ def test_log_pane_following_a_writer_as_fast_as_it_can(registry: str) -> None:
         spec["running"] = [[command, "writer"]]
         ui = Pty(harness(spec))
         try:
-            ui.first(re.compile(rb"1 jobs"), 0, timeout=120)
+            ui.first(re.compile(rb"1 job\b"), 0, timeout=120)
             time.sleep(1)
             t = ui.send(b"\r")
             ui.first(re.compile(rb"following"), t)

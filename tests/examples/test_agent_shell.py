@@ -63,3 +63,12 @@ async def test_a_job_from_the_prompt_in_the_chips_and_on_f2(registry_dir, tmp_pa
         assert (await peer.status(theirs.id)).running
     finally:
         await peer.close()
+
+
+async def test_the_first_keystrokes_go_to_the_prompt(registry_dir, tmp_path) -> None:
+    example = load_example()
+    app = example.AgentShell(JobManager(cwd=tmp_path, registry_dir=registry_dir))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.press(*"echo hi")
+        await pilot.pause()
+        assert app.query_one("#shell-prompt").value == "echo hi"

@@ -1,4 +1,4 @@
-"""README's pictures are what `scripts/readme_pictures.py` renders from the screens now."""
+"""README's pictures are what `scripts/readme_pictures.py` renders from real jobs now."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "readme_pictures.py"
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = pytest.mark.timeout(120)
 
 
 def load_script():
@@ -24,37 +24,49 @@ def load_script():
     return module
 
 
-async def test_the_committed_pictures_show_what_the_screens_show_now() -> None:
-    pictures = load_script()
-    assert [scene.name for scene in pictures.SCENES] == ["jobs", "log", "terminal"]
-    assert await pictures.stale() == [], "run: python scripts/readme_pictures.py"
+@pytest.fixture(scope="module")
+def pictures():
+    return load_script()
 
 
-async def test_a_changed_screen_makes_a_picture_stale(tmp_path, monkeypatch) -> None:
-    """The check can fail: a picture of other text is found stale, a missing one too."""
-    pictures = load_script()
+@pytest.fixture(scope="module")
+def shots(pictures) -> dict[str, str]:
+    """One render of every scene from one set of real jobs (about 15 s)."""
+    import asyncio
+
+    return asyncio.run(pictures.render_all())
+
+
+def test_the_committed_pictures_show_what_the_screens_show_now(pictures, shots) -> None:
+    assert list(shots) == ["jobs", "log", "terminal", "help"]
+    assert pictures.stale_of(shots) == [], "run: python scripts/readme_pictures.py"
+
+
+def test_a_changed_screen_makes_a_picture_stale(pictures, shots, tmp_path, monkeypatch):
+    """The check can fail: a picture of other text is stale, a missing one too; a picture
+    whose numbers alone differ (another second, another pid) is not."""
     monkeypatch.setattr(pictures, "IMAGES", tmp_path)
-    (tmp_path / "jobs.svg").write_text(
-        (ROOT / "docs" / "images" / "jobs.svg").read_text().replace("webpack", "webpacK")
-    )
-    assert await pictures.stale() == ["jobs", "log", "terminal"]
+    (tmp_path / "jobs.svg").write_text(shots["jobs"].replace("server", "sErver"))
+    (tmp_path / "log.svg").write_text(shots["log"].replace("/api/cart/150", "/api/cart/151"))
+    assert pictures.stale_of(shots) == ["jobs", "terminal", "help"]
 
 
-async def test_the_pictures_carry_the_screens_text(tmp_path, monkeypatch) -> None:
-    pictures = load_script()
-    monkeypatch.setattr(pictures, "IMAGES", tmp_path)
-    written = await pictures.write_all()
-    assert sorted(p.name for p in written) == ["jobs.svg", "log.svg", "terminal.svg"]
-    jobs = pictures.svg_text((tmp_path / "jobs.svg").read_text(), (120, 24))
-    assert "9 jobs · 3 running · 1 failed · 2 peer" in jobs and "q Quit" in jobs
-    log = pictures.svg_text((tmp_path / "log.svg").read_text(), (120, 24))
-    assert "following" in log and "ERROR GET /api/cart/58 500" in log
-    terminal = pictures.svg_text((tmp_path / "terminal.svg").read_text(), (84, 30))
-    assert "terminal 80×24" in terminal and "4120 node       38.2" in terminal
-    assert all(os.path.getsize(p) > 10_000 for p in written)
+def test_the_pictures_carry_real_jobs_at_160x45(pictures, shots) -> None:
+    jobs = pictures.svg_text(shots["jobs"])
+    assert "6 jobs · 3 running · 1 failed · 6 peer" in jobs and "q Quit" in jobs
+    assert "python3 dev_server.py --port 5173" in jobs and "live" in jobs  # the live tail
+    assert "GET /api/cart/150 200" in jobs.splitlines()[43]  # the last row of the tail
+    log = pictures.svg_text(shots["log"])
+    assert "following" in log and "ERROR GET /api/cart/148 500" in log
+    terminal = pictures.svg_text(shots["terminal"])
+    assert "terminal 160×42" in terminal and "tests: passed" in terminal
+    assert "q quit" not in terminal  # no program's own key bar that reads like ours
+    assert "pgup / pgdn  a page up / down" in pictures.svg_text(shots["help"])
+    assert all(len(svg) > 10_000 for svg in shots.values())
 
 
-def test_readme_opens_with_both_pictures() -> None:
+def test_readme_opens_with_the_pictures() -> None:
     head = (ROOT / "README.md").read_text().split("\n## ", 1)[0]
-    for name in ("jobs", "log", "terminal"):
+    for name in ("jobs", "log", "terminal", "help"):
         assert f"docs/images/{name}.svg" in head
+        assert os.path.exists(ROOT / "docs" / "images" / f"{name}.svg")

@@ -209,3 +209,16 @@ def test_a_restart_held_through_a_long_grace_is_not_settled_by_another_call(tmp_
         for job in run("list", "--all", "--json")["jobs"]:
             if job["status"] == "running":
                 run("kill", job["id"], "--signal", "SIGKILL", "--json")
+
+
+async def test_a_restart_keeps_the_terminal_size_the_job_had_last(jm: JobManager):
+    """README: a restart keeps the size. The size a job was resized to, not its first one."""
+    rec = await jm.start("stty size; sleep 30", tty=True, cols=80, rows=24)
+    await jm.resize(rec.id, 157, 39)
+    new = await jm.restart(rec.id)
+    try:
+        assert (new.term_cols, new.term_rows) == (157, 39)
+        found = await jm.wait_many([new.id], until="39 157", from_start=True, timeout_ms=10_000)
+        assert found.reason == "match", found
+    finally:
+        await jm.kill(new.id, "SIGKILL")

@@ -202,3 +202,24 @@ def test_list_filter(snap_compare, source):
         await pilot.pause(0.1)
 
     assert snap_compare(jobs(source), terminal_size=(100, 24), run_before=typed)
+
+
+def test_list_filter_kept_with_enter(snap_compare, source):
+    async def kept(pilot: Pilot) -> None:
+        await pilot.press("slash", *"test", "enter")
+        await pilot.pause(0.1)
+
+    assert snap_compare(jobs(source), terminal_size=(100, 24), run_before=kept)
+
+
+def test_log_filter_mid_typing(snap_compare, source, log_dir):
+    write_server_log(log_dir)
+
+    async def typed(pilot: Pilot) -> None:
+        await loaded(pilot)
+        await pilot.press("ampersand", *"GET")
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await pilot.pause(0.1)
+
+    assert snap_compare(log(source), terminal_size=(100, 24), run_before=typed)

@@ -34,3 +34,10 @@ async def peer(registry_dir: str) -> AsyncIterator[JobManager]:
     """Another live session on the same registry, in this process."""
     async for manager in _session(registry_dir):
         yield manager
+
+
+@pytest.fixture
+def tmux_installed() -> None:
+    from .tmuxpane import require_tmux
+
+    require_tmux()

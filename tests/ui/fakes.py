@@ -187,6 +187,8 @@ class FakeSource:
         self.calls: list[tuple[str, Any]] = []
         self.fail_with: BaseException | None = None
         self.restarts: dict[str, JobRecord] = {}  # what restart returns, when a test fakes it
+        self.startable = False  # start() makes a record instead of refusing
+        self.cwd = "/home/dev/src/shop"
 
     # -- reads -----------------------------------------------------------------------
     def jobs(self, include_peers: bool = True) -> list[JobRecord]:
@@ -301,6 +303,17 @@ class FakeSource:
             return new
         self._write("restart", job_id)
         raise AssertionError("unreachable")
+
+    async def start(self, command: str, **options: Any) -> JobRecord:
+        """Refused (read-only) unless the test set `startable`: then a running record."""
+        if not self.startable:
+            self._write("start", command)
+        self.calls.append(("start", (command, options)))
+        number = max((r.number for r in self.records.values()), default=0) + 1
+        new = record(number, command, tty=bool(options.get("tty")), session=self.session_id)
+        self.records[new.id] = new
+        self.publish("job-started", new)
+        return new
 
     async def adopt(self, job_id: str) -> JobRecord:
         self._write("adopt", job_id)

@@ -160,7 +160,9 @@ async def test_a_wide_list_shows_running_jobs_cpu_and_memory_columns(log_dir: st
     async with app.run_test(size=(160, 30)) as pilot:
         assert await until(lambda: source.samples >= 1, 5)
         await pilot.pause(0.2)
-        rows = {line.split()[1]: line for line in screen_text(app).splitlines()[1:10]}
+        listed = [line.split("▏")[0] for line in screen_text(app).splitlines()[1:11]]
+        assert listed[0].split() == ["id", "job", "cpu", "memory", "elapsed"]  # the headers
+        rows = {line.split()[1]: line for line in listed[1:]}
         assert "12%" in rows["j8"] and "85 MiB" in rows["j8"], rows["j8"]
         assert "MiB" not in rows["j6"]  # a finished job uses nothing
     narrow = Host(lambda: JobsScreen(source, clock=frozen_clock))

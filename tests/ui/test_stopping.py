@@ -86,3 +86,19 @@ async def test_a_kill_in_progress_then_sigkill_now_with_a_real_job(registry_dir:
             assert not any("already finished" in n for n in app.notes), app.notes
             assert len([n for n in app.notes if n.startswith("■ " + rec.id)]) == 1, app.notes
             assert await until(lambda: "stopping" not in row_of(app, rec.id))
+
+
+async def test_the_sigkill_question_closes_when_the_job_ends_meanwhile(log_dir: str):
+    """The toast said `killed · SIGKILL` while "SIGKILL now?" still asked; `y` then said it
+    had already finished. The question goes with the job, and says why."""
+    source = FakeSource([record(1, "server", log_dir=log_dir, stopping_at=NOW_MS - 1500)])
+    app = Host(lambda: JobsScreen(source, clock=frozen_clock))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen) and "SIGKILL now?" in app.screen.question
+        source.update("j1", status=JobStatus.KILLED, signal="SIGTERM", finished_at=NOW_MS)
+        assert await until(lambda: not isinstance(app.screen, ConfirmScreen), 3)
+        assert any(n.startswith("j1 ended before the answer") for n in app.notes), app.notes
+        await pilot.press("y")  # the y meant for the dialog reaches no kill
+        await pilot.pause(0.2)
+        assert source.calls == []

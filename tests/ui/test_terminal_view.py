@@ -86,11 +86,51 @@ async def test_pane_size_and_resized_message():
     async with app.run_test(size=(50, 10)) as pilot:
         await pilot.pause()
         cols, rows = view.pane_size()
-        assert (cols, rows) == (49, 9)  # 80x24 cells: both scrollbars take their cell
+        # 80x24 cells show scrollbars for now; the size is the one the pane has once the
+        # screen is resized to it (no scrollback: no scrollbar at all)
+        assert (cols, rows) == (50, 10)
         assert app.resized and app.resized[-1] == (cols, rows)
         await pilot.resize_terminal(60, 12)
         await pilot.pause(0.1)
-        assert app.resized[-1] == view.pane_size() == (59, 11)
+        assert app.resized[-1] == view.pane_size() == (60, 12)
+
+
+class ResizingApp(ViewApp):
+    """Does what TerminalScreen does with a Resized: the emulated screen takes the size."""
+
+    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
+        super().on_terminal_view_resized(message)
+        message.view.resize_model(message.cols, message.rows)
+
+
+@pytest.mark.parametrize("history", [0, 50])
+async def test_a_shrinking_window_leaves_the_screen_the_panes_whole_size(history: int):
+    """80x24 shrunk to 78x19 gave a 77x18 screen: the size was taken with the scrollbars
+    the too-big screen had for a moment."""
+    model = TermModel(80, 24)
+    model.feed(b"".join(b"line %d\r\n" % i for i in range(history)))
+    view = TerminalView(model)
+    app = ResizingApp(view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        await pilot.resize_terminal(78, 19)
+        await pilot.pause(0.2)
+        bar = 1 if history else 0
+        assert (view.model.cols, view.model.rows) == (78 - bar, 19)
+        assert view.scrollable_content_region.width == 78 - bar
+        assert view.scrollable_content_region.height == 19  # no horizontal scrollbar left
+
+
+async def test_scrollback_arriving_gives_the_scrollbar_its_cell():
+    view = TerminalView(TermModel(40, 5))
+    app = ResizingApp(view)
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause(0.1)
+        assert (view.model.cols, view.model.rows) == (40, 5)
+        view.feed(b"".join(b"line %d\r\n" % i for i in range(20)))
+        assert await until(lambda: view.model.cols == 39)
+        await pilot.pause(0.1)
+        assert view.scrollable_content_region.width == 39
 
 
 async def test_interactive_shows_a_border_and_label():

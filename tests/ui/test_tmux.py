@@ -6,7 +6,6 @@ private tmux server so nothing else the user runs is touched.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,7 @@ from .tmuxpane import Tmux, app_in_tmux
 
 pytestmark = [
     pytest.mark.timeout(120),
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.usefixtures("tmux_installed"),
 ]
 
 AGENT = textwrap.dedent(

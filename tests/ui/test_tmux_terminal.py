@@ -11,7 +11,6 @@ is the app's without being killed when it quits. What the job draws is read back
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from .tmuxpane import Tmux, app_in_tmux, poll
 
 pytestmark = [
     pytest.mark.timeout(120),
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.usefixtures("tmux_installed"),
 ]
 
 
@@ -75,7 +74,7 @@ def test_typing_into_a_python_repl_and_vim(tmux: Tmux) -> None:
     tmux.keys("n")
     tmux.wait_for("Type into it?", gone=True)
     tmux.keys("q")
-    tmux.wait_for("1 jobs · 1 running")
+    tmux.wait_for("1 job · 1 running")
 
     open_own(tmux, "repl", "j1")
     tmux.wait_for(">>>")

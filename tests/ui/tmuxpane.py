@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -18,6 +19,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ENV_KEYS = ("PATH", "LANG", "LC_ALL")
+
+
+def require_tmux() -> None:
+    """A missing tmux fails the test, never a skip: the screen tests are how the app is
+    seen in a real terminal (`.ci/run` installs it)."""
+    import pytest
+
+    if shutil.which("tmux") is None:
+        pytest.fail(
+            "tmux is missing: the terminal tests need it "
+            "(apt-get install -y tmux, brew install tmux; .ci/run installs it)"
+        )
 
 
 class Tmux:
