@@ -77,7 +77,8 @@ def run_verb(args: argparse.Namespace) -> int:
                 f"setup takes no {flag}: the server finds the project's registry itself", flag
             )
 
-    root, reason = find_root(Path(os.getcwd()))
+    cwd = Path(os.getcwd())
+    root, reason = find_root(cwd)
     where = Where(
         user=args.user,
         root=root,
@@ -86,6 +87,7 @@ def run_verb(args: argparse.Namespace) -> int:
         environ=dict(os.environ),
         words=launcher.launcher(),
         trust=not args.no_trust,
+        cwd=cwd,
     )
     plan = _planner(args.client)(where)
     try:

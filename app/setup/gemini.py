@@ -46,6 +46,11 @@ def plan(where: Where) -> Plan:
             "`jobs-tui setup gemini` there"
         )
     else:
+        if where.below_root():
+            notes.append(
+                f"gemini reads .gemini/settings.json only in the folder it starts in: start it "
+                f"in {where.root}"
+            )
         if where.trust:
             trust = JsonKey(
                 (str(where.root),), TRUST_LEVEL, f"{where.root}: {TRUST_LEVEL}", respect=True
