@@ -447,3 +447,19 @@ def test_hook_command_quotes_a_path_with_spaces() -> None:
 
     line = hook_command(["/opt/my tools/jobs-tui"], "stop", "codex")
     assert line == "'/opt/my tools/jobs-tui' hook stop --client codex"
+
+
+def test_a_file_deleted_since_setup_is_a_new_file_again(box: Box) -> None:
+    assert box.setup("cursor").code == 0
+    (box.project / ".cursor" / "mcp.json").unlink()
+    again = box.setup("cursor")
+    assert again.code == 0 and "wrote .cursor/mcp.json" in again.out
+    assert box.setup("cursor", "--remove").code == 0
+    assert not (box.project / ".cursor").exists()  # file and the folder setup made: gone
+
+
+def test_new_codex_files_are_private(box: Box) -> None:
+    assert box.setup("codex").code == 0
+    assert mode(box.home / ".codex") == 0o700
+    assert mode(box.home / ".codex" / "config.toml") == 0o600
+    assert mode(box.project / ".codex" / "hooks.json") == 0o600
