@@ -133,16 +133,18 @@ def test_claude_user_scope(box: Box) -> None:
     assert "wrote ~/.claude.json (mcpServers.jobs)" in run.out
 
 
-def test_twice_changes_nothing_and_says_so(box: Box) -> None:
-    for client in CLIENTS:
-        first = box.setup(client)
-        assert first.code == 0, (client, first.err)
-        before = snapshot(box.home.parent)
-        second = box.setup(client)
-        assert second.code == 0, (client, second.err)
-        assert snapshot(box.home.parent) == before, client
-        assert "wrote" not in second.out, (client, second.out)
-        assert "unchanged" in second.out and "already set up" in second.out, second.out
+@pytest.mark.parametrize("client", CLIENTS)
+def test_twice_changes_nothing_and_says_so(box: Box, client: str) -> None:
+    first = box.setup(client)
+    assert first.code == 0, first.err
+    before = snapshot(box.home.parent)
+    ledger = (box.home / ".local" / "state" / "jobs-tui" / "setup.json").read_bytes()
+    second = box.setup(client)
+    assert second.code == 0, second.err
+    assert snapshot(box.home.parent) == before
+    assert (box.home / ".local" / "state" / "jobs-tui" / "setup.json").read_bytes() == ledger
+    assert "wrote" not in second.out, second.out
+    assert "unchanged" in second.out and "already set up" in second.out, second.out
 
 
 def test_merge_keeps_other_servers_keys_and_hooks(box: Box) -> None:
