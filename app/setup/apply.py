@@ -73,12 +73,14 @@ def run(plan: Plan, remove: bool, show: Callable[[Path], str] = str) -> list[Cha
         pending = [_setup_one(fp, book, notes, show(fp.path)) for fp in plan.files]
     plan.notes.extend(notes)
     touched = False
+    emptied: list[Path] = []  # folders setup made for files it deleted: gone if empty
     for p in pending:  # every file merged: now write
         key = str(p.plan.path)
         if remove:
             entry = book["files"].get(key)
             if p.change.change == "deleted":
-                files.delete(p.plan.path, [Path(d) for d in (entry or {}).get("dirs", [])])
+                files.delete(p.plan.path)
+                emptied += [Path(d) for d in (entry or {}).get("dirs", [])]
             elif p.new_text != p.text and p.new_text is not None:
                 files.write(p.plan.path, p.new_text)
             if entry is not None and not p.change.left:
@@ -99,6 +101,7 @@ def run(plan: Plan, remove: bool, show: Callable[[Path], str] = str) -> list[Cha
         files.write(p.plan.path, p.new_text or "")
         entry["records"] = _merged(entry.get("records", []), p.records)
         touched = True
+    files.prune(emptied)
     if touched:
         ledger.save(book)
     return [p.change for p in pending]

@@ -250,7 +250,14 @@ def test_codex_project_keeps_toml_comments_and_trusts_the_project(box: Box) -> N
     assert box.setup("codex", "--remove", **env).code == 0
     assert config.read_text() == text
     assert not (box.project / ".codex" / "hooks.json").exists()
-    assert not (box.home / ".codex" / "config.toml").exists()
+    assert not (box.home / ".codex").exists()  # the folder setup made, with both its files
+
+
+def test_codex_folder_made_for_two_files_goes_with_them(box: Box) -> None:
+    before = snapshot(box.home.parent)
+    assert box.setup("codex").code == 0
+    assert box.setup("codex", "--remove").code == 0
+    assert snapshot(box.home.parent) == before  # .codex/ (config.toml, hooks.json) gone
 
 
 def test_codex_user_scope_no_env_vars_when_unset(box: Box) -> None:
