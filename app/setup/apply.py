@@ -72,23 +72,43 @@ def run(plan: Plan, remove: bool, show: Callable[[Path], str] = str) -> list[Cha
     else:
         pending = [_setup_one(fp, book, notes, show(fp.path)) for fp in plan.files]
     plan.notes.extend(notes)
+    if remove:
+        _undo(pending, book)
+    else:
+        _write(pending, book)
+    return [p.change for p in pending]
+
+
+def _undo(pending: list[_Pending], book: dict[str, Any]) -> None:
+    """Write the files back, then drop their records (a failed write leaves its record, so
+    another --remove can still take it out)."""
     touched = False
     emptied: list[Path] = []  # folders setup made for files it deleted: gone if empty
-    for p in pending:  # every file merged: now write
+    for p in pending:
         key = str(p.plan.path)
-        if remove:
-            entry = book["files"].get(key)
-            if p.change.change == "deleted":
-                files.delete(p.plan.path)
-                emptied += [Path(d) for d in (entry or {}).get("dirs", [])]
-            elif p.new_text != p.text and p.new_text is not None:
-                files.write(p.plan.path, p.new_text)
-            if entry is not None and not p.change.left:
-                del book["files"][key]
-                touched = True
-            continue
+        entry = book["files"].get(key)
+        if p.change.change == "deleted":
+            files.delete(p.plan.path)
+            emptied += [Path(d) for d in (entry or {}).get("dirs", [])]
+        elif p.new_text != p.text and p.new_text is not None:
+            files.write(p.plan.path, p.new_text)
+        if entry is not None and not p.change.left:
+            del book["files"][key]
+            touched = True
+    files.prune(emptied)
+    if touched:
+        ledger.save(book)
+
+
+def _write(pending: list[_Pending], book: dict[str, Any]) -> None:
+    """Record what is about to be added, then write: a write that fails leaves a record
+    of an entry that is not there, which --remove passes over, never an entry of ours
+    without its record."""
+    writes = []
+    for p in pending:
         if p.change.change != "wrote":
             continue
+        key = str(p.plan.path)
         if p.text is None and key in book["files"]:  # a new file: an earlier one's records
             old = book["files"].pop(key)  # (it was deleted since) are void; its folders stay
             book["files"][key] = {"created": True, "dirs": old.get("dirs", []), "records": []}
@@ -96,15 +116,17 @@ def run(plan: Plan, remove: bool, show: Callable[[Path], str] = str) -> list[Cha
             key, {"created": p.text is None, "dirs": [], "records": []}
         )
         dirs = files.missing_dirs(p.plan.path)
-        files.make_dirs(dirs)
-        entry["dirs"] = entry.get("dirs", []) + [str(d) for d in dirs]
-        files.write(p.plan.path, p.new_text or "")
+        entry["dirs"] = entry.get("dirs", []) + [
+            str(d) for d in dirs if str(d) not in entry["dirs"]
+        ]
         entry["records"] = _merged(entry.get("records", []), p.records)
-        touched = True
-    files.prune(emptied)
-    if touched:
-        ledger.save(book)
-    return [p.change for p in pending]
+        writes.append((p, dirs))
+    if not writes:
+        return
+    ledger.save(book)
+    for p, dirs in writes:
+        files.make_dirs(dirs)
+        files.write(p.plan.path, p.new_text or "")
 
 
 def _merged(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
