@@ -215,6 +215,7 @@ def test_unparsable_file_refused_and_untouched(box: Box, client: str) -> None:
     assert run.code == 2
     assert str(target.name) in run.err and "does not parse" in run.err
     assert snapshot(box.home.parent) == before  # nothing written, anywhere
+    assert not (box.home / ".local" / "state" / "jobs-tui" / "setup.json").exists()
 
 
 def test_unknown_client_lists_the_five(box: Box) -> None:
@@ -472,3 +473,13 @@ def test_new_codex_files_are_private(box: Box) -> None:
     assert mode(box.home / ".codex") == 0o700
     assert mode(box.home / ".codex" / "config.toml") == 0o600
     assert mode(box.project / ".codex" / "hooks.json") == 0o600
+
+
+def test_written_by_rename_in_the_same_folder(box: Box) -> None:
+    path = box.project / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {}}\n')
+    inode = path.stat().st_ino
+    assert box.setup("cursor").code == 0
+    assert path.stat().st_ino != inode  # a new file put in place, not the old one rewritten
+    assert sorted(p.name for p in path.parent.iterdir()) == ["mcp.json"]  # no temp file left
