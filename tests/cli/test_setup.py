@@ -483,3 +483,12 @@ def test_written_by_rename_in_the_same_folder(box: Box) -> None:
     assert box.setup("cursor").code == 0
     assert path.stat().st_ino != inode  # a new file put in place, not the old one rewritten
     assert sorted(p.name for p in path.parent.iterdir()) == ["mcp.json"]  # no temp file left
+
+
+def test_claude_user_scope_follows_claude_config_dir(box: Box, tmp_path: Path) -> None:
+    config_dir = tmp_path / "claude-config"
+    run = box.setup("claude", "--user", CLAUDE_CONFIG_DIR=str(config_dir))
+    assert run.code == 0, run.err
+    assert "jobs" in read_json(config_dir / ".claude.json")["mcpServers"]
+    assert "Stop" in read_json(config_dir / "settings.json")["hooks"]
+    assert not (box.home / ".claude.json").exists()
