@@ -113,6 +113,11 @@ def plan(where: Where) -> Plan:
         )
     if not where.trust:
         notes.append("codex runs a hook only once trusted: trust jobs-tui's in codex's /hooks")
+    if not where.user and not (where.root / ".git").exists():
+        notes.append(
+            f"not a git checkout: codex looks for .codex/ above the folder it starts in only "
+            f"up to a .git, so start it in {where.root}"
+        )
     config = FilePlan(folder / "config.toml", "toml", config_items)
     plans = [config, FilePlan(hooks_file, "json", hook_items)]
     if user_items:
