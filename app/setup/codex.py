@@ -9,8 +9,10 @@ project's `.codex/` (config.toml and hooks.json) is read only when
 `[projects."<root>"] trust_level = "trusted"` is in the user's config.toml: `codex mcp
 list` in an untrusted project shows no server. Hooks (feature `hooks`, stable and on,
 no flag needed) are `hooks.json` = `{"hooks": {"UserPromptSubmit"|"PostToolUse"|"Stop":
-[{hooks: [{type: "command", command, timeout}]}]}}`, `timeout` in seconds. `CODEX_HOME`
-moves `~/.codex`.
+[{hooks: [{type: "command", command, timeout}]}]}}`, `timeout` in seconds; one runs only
+once trusted: `[hooks.state."<hooks.json>:<event>:<group>:<handler>"] trusted_hash` in the
+user's config.toml (see `trusted_hash`; `codex app-server`'s `hooks/list` says
+"trusted"). `CODEX_HOME` moves `~/.codex`.
 """
 
 from __future__ import annotations
