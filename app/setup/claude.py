@@ -13,11 +13,13 @@ settings file, `timeout` in seconds; events UserPromptSubmit, PostToolUse, Stop.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from . import files as disk
 from . import hooks, launcher
 from .jsonedit import JsonKey, JsonMember
-from .model import FilePlan, Plan
+from .model import FilePlan, Plan, SetupError
 from .where import Where
 
 EVENTS = {"prompt": "UserPromptSubmit", "tool": "PostToolUse", "stop": "Stop"}
@@ -25,6 +27,16 @@ EVENTS = {"prompt": "UserPromptSubmit", "tool": "PostToolUse", "stop": "Stop"}
 
 def server(words: list[str]) -> dict:
     return {"type": "stdio", "command": words[0], "args": [*words[1:], "mcp"], "env": {}}
+
+
+def _rejected(settings: Path) -> bool:
+    """`jobs` among the servers the person rejected (claude reads that before approvals)."""
+    try:
+        doc = json.loads(disk.read(settings) or "{}")
+    except (ValueError, SetupError):
+        return False  # refused, or said, when the file itself is merged
+    names = doc.get("disabledMcpjsonServers") if isinstance(doc, dict) else None
+    return isinstance(names, list) and "jobs" in names
 
 
 def plan(where: Where) -> Plan:
@@ -55,6 +67,12 @@ def plan(where: Where) -> Plan:
                 f"claude finds .mcp.json from a subfolder but reads .claude/settings.local.json "
                 f"(the approval, the hooks) only in the folder it starts in: start it in "
                 f"{where.root}"
+            )
+        if _rejected(where.root / ".claude" / "settings.local.json"):
+            notes.append(
+                "jobs is in disabledMcpjsonServers of .claude/settings.local.json (you "
+                "rejected it in claude once), which claude reads first: take it out there, "
+                "or run `claude mcp reset-project-choices`"
             )
         if not (where.root / ".git").exists():
             notes.append(

@@ -492,3 +492,12 @@ def test_claude_user_scope_follows_claude_config_dir(box: Box, tmp_path: Path) -
     assert "jobs" in read_json(config_dir / ".claude.json")["mcpServers"]
     assert "Stop" in read_json(config_dir / "settings.json")["hooks"]
     assert not (box.home / ".claude.json").exists()
+
+
+def test_claude_says_when_jobs_was_rejected_before(box: Box) -> None:
+    (box.project / ".claude").mkdir()
+    rejected = {"disabledMcpjsonServers": ["jobs"]}
+    (box.project / ".claude" / "settings.local.json").write_text(json.dumps(rejected))
+    run = box.setup("claude")
+    assert run.code == 0, run.err
+    assert "disabledMcpjsonServers" in run.out and "reset-project-choices" in run.out
