@@ -344,7 +344,9 @@ def _handler_for(model: FakeModel) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             model._handle(self)
 
-        do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_GET
+        # CONNECT too: a test that points HTTPS_PROXY here sees any call meant for the
+        # outside world in the log (as an unknown path) instead of it reaching the network.
+        do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_CONNECT = do_GET
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the request log is the record; stderr stays quiet
