@@ -245,3 +245,141 @@ def test_a_scripted_session_sees_each_result(claude_bin: Path, tmp_path: Path):
         assert "booting" in results["job_logs"].text and READY in results["job_logs"].text, why
         assert "killed" in results["job_kill"].text, why
         no_outside_calls(model)
+
+
+# --- c. a finish reaches the model through the hooks --------------------------------------
+
+
+def install(claude: Path, box: Sandbox) -> None:
+    """Register the server and its hooks for Claude Code in the project.
+
+    Until `jobs-tui setup claude` exists, this is the manual equivalent: README's
+    `claude mcp add` and the three hooks of the S/K contract in .claude/settings.json.
+    """
+    register(claude, box)
+
+    def hook(event: str, timeout: int | None = None) -> dict:
+        entry: dict = {"type": "command", "command": f"{JOBS_TUI} hook {event} --client claude"}
+        if timeout:
+            entry["timeout"] = timeout
+        return {"hooks": [entry]}
+
+    settings = {
+        "hooks": {
+            "UserPromptSubmit": [hook("prompt")],
+            "PostToolUse": [dict(matcher="*", **hook("tool"))],
+            "Stop": [hook("stop", 660)],
+        }
+    }
+    folder = box.project / ".claude"
+    folder.mkdir(mode=0o700)
+    (folder / "settings.json").write_text(json.dumps(settings, indent=2))
+
+
+def outcome_lines(request: Request, marker: str) -> list[str]:
+    """The lines of `request` that carry `marker` outside every tool result: what a hook
+    (not a tool call) put before the model."""
+    body = request.body or {}
+    lines = []
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks or []:
+            if block.get("type") == "tool_result":
+                continue
+            lines += [
+                ln for ln in json.dumps(block, ensure_ascii=False).split("\\n") if marker in ln
+            ]
+    return lines
+
+
+def first_seen(model: FakeModel, marker: str) -> tuple[int, Request, list[str]] | None:
+    """The first main request (its position among them) whose hook context has `marker`."""
+    for i, request in enumerate(main_requests(model)):
+        lines = outcome_lines(request, marker)
+        if lines:
+            return i, request, lines
+    return None
+
+
+WAKE_MARK = "wake-build-finished"
+
+
+def wake_script(turn: Turn) -> Reply:
+    """Start a wake job, end the turn; when the finish arrives, say so and end again."""
+    if turn.has(WAKE_MARK):
+        return Reply.say("the build finished, as the hook said")
+    if not turn.results():
+        command = f"sleep 3; echo {WAKE_MARK}; exit 0"
+        return Reply.call(PREFIX + "job_start", command=command, label="build", wake=True)
+    return Reply.say("build started in the background; I am done for now")
+
+
+def test_a_wake_jobs_finish_reaches_the_model_through_the_stop_hook(
+    claude_bin: Path, tmp_path: Path
+):
+    with FakeModel(AnthropicSpeaker(), wake_script) as model:
+        box = sandbox(tmp_path, model)
+        install(claude_bin, box)
+        done = run_claude(claude_bin, box, "build it in the background")
+        why = diagnose(model, done, box)
+        assert done.returncode == 0, why
+        assert not model.errors, why
+        seen = first_seen(model, WAKE_MARK)
+        assert seen, why
+        position, request, lines = seen
+        report(f"wake finish seen in main request #{position} (log #{request.index})", lines)
+        mains = main_requests(model)
+        # The model had ended its turn (the request before carried only the start's result).
+        assert position >= 2, why
+        assert mains[position - 1].has("j1") and not mains[position - 1].has(WAKE_MARK), why
+        line = next(ln for ln in lines if "j1" in ln)
+        assert "✓" in line and "exit 0" in line, line
+        # Reported once: the later requests carry that one line, not a second report.
+        last = mains[-1]
+        assert sum(ln.count(WAKE_MARK) for ln in outcome_lines(last, WAKE_MARK)) == 1, why
+        no_outside_calls(model)
+
+
+QUICK_MARK = "quick-job-finished"
+
+
+def tool_script(turn: Turn) -> Reply:
+    """Start a short job and a longer one, wait for the longer one: the short one's
+    finish should come with the next request, from the tool hook."""
+    names = [r.name.removeprefix(PREFIX) for r in turn.results()]
+    if not names:
+        command = f"sleep 2; echo {QUICK_MARK}; exit 2"
+        return Reply.call(PREFIX + "job_start", command=command, label="quick")
+    if names == ["job_start"]:
+        return Reply.call(PREFIX + "job_start", command="sleep 5; echo slow-done", label="slow")
+    if names == ["job_start", "job_start"]:
+        jid = job_id(turn.results()[-1].text)
+        return Reply.call(PREFIX + "job_wait", id=jid, timeoutMs=60000)
+    return Reply.say("done")
+
+
+def test_a_jobs_finish_reaches_the_model_after_the_next_tool_call(claude_bin: Path, tmp_path: Path):
+    with FakeModel(AnthropicSpeaker(), tool_script) as model:
+        box = sandbox(tmp_path, model)
+        install(claude_bin, box)
+        done = run_claude(claude_bin, box, "run quick and slow")
+        why = diagnose(model, done, box)
+        assert done.returncode == 0, why
+        assert not model.errors, why
+        seen = first_seen(model, QUICK_MARK)
+        assert seen, why
+        position, request, lines = seen
+        report(
+            f"finish seen after a tool call in main request #{position} (log #{request.index})",
+            lines,
+        )
+        # It came with the first tool result after j1 ended: the second start's (when j1
+        # was already done by then) or the wait's, never with j1's own start.
+        names = [r.name.removeprefix(PREFIX) for r in model.main_turns()[position].results()]
+        assert names in (["job_start", "job_start"], ["job_start", "job_start", "job_wait"]), why
+        line = next(ln for ln in lines if "j1" in ln)
+        assert "✗" in line and "exit 2" in line and QUICK_MARK in line, line
+        # No tool result ever showed j1's end: the hook did.
+        assert not any(QUICK_MARK in r.text for r in model.main_turns()[-1].results()), why
+        no_outside_calls(model)
