@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -382,4 +383,119 @@ def test_a_jobs_finish_reaches_the_model_after_the_next_tool_call(claude_bin: Pa
         assert "✗" in line and "exit 2" in line and QUICK_MARK in line, line
         # No tool result ever showed j1's end: the hook did.
         assert not any(QUICK_MARK in r.text for r in model.main_turns()[-1].results()), why
+        no_outside_calls(model)
+
+
+class StreamSession:
+    """`claude -p --input-format stream-json`: one process, several user prompts, so the
+    prompt hook runs between them while the MCP server (and its jobs) stays up."""
+
+    def __init__(self, claude: Path, box: Sandbox) -> None:
+        self.box = box
+        debug = box.home / "claude-debug.log"
+        command = [
+            str(claude),
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--allowedTools",
+            "mcp__jobs",
+            "--debug-file",
+            str(debug),
+        ]
+        self.proc = subprocess.Popen(
+            command,
+            cwd=box.project,
+            env=box.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.events: list[dict] = []
+
+    def prompt(self, text: str) -> dict:
+        """Send one user prompt; the turn's `result` event (read with a deadline by the
+        caller's pytest timeout: Claude Code answers each prompt with one)."""
+        assert self.proc.stdin and self.proc.stdout
+        message = {"type": "user", "message": {"role": "user", "content": text}}
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+        for line in self.proc.stdout:
+            event = json.loads(line)
+            self.events.append(event)
+            if event.get("type") == "result":
+                return event
+        raise AssertionError(f"claude ended without a result: {self.close()}")
+
+    def close(self) -> tuple[int, str]:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        err = self.proc.stderr.read() if self.proc.stderr else ""
+        return self.proc.returncode, err
+
+
+def job_status(registry: Path, jid: str) -> str | None:
+    """A job's status as its session's registry file says (read only: a poll of ours must
+    not count as the agent having been told)."""
+    for path in registry.glob("registry-*.json"):
+        try:
+            jobs = json.loads(path.read_text()).get("jobs") or []
+        except (OSError, ValueError):
+            continue
+        for record in jobs:
+            if record.get("id") == jid:
+                return str(record.get("status"))
+    return None
+
+
+PROMPT_MARK = "between-prompts-finished"
+
+
+def prompt_script(turn: Turn) -> Reply:
+    """First prompt: start a job that outlives the turn, end the turn. Second prompt: read."""
+    prompts = [t for t in turn.user_texts() if "please" in t]
+    if len(prompts) <= 1 and not turn.results():
+        command = f"sleep 3; echo {PROMPT_MARK}; exit 0"
+        return Reply.call(PREFIX + "job_start", command=command, label="between")
+    return Reply.say("noted")
+
+
+def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, tmp_path: Path):
+    with FakeModel(AnthropicSpeaker(), prompt_script) as model:
+        box = sandbox(tmp_path, model)
+        install(claude_bin, box)
+        session = StreamSession(claude_bin, box)
+        try:
+            first = session.prompt("please start the job")
+            assert not first.get("is_error"), first
+            before = len(main_requests(model))
+            deadline = time.monotonic() + 60
+            while job_status(box.registry, "j1") in (None, "running", "starting"):
+                assert time.monotonic() < deadline, f"j1 never ended: {model.log.dump()}"
+                time.sleep(0.2)
+            second = session.prompt("please tell me what happened")
+            assert not second.get("is_error"), second
+        finally:
+            code, err = session.close()
+        why = f"exit {code} {err[-1500:]}\n{model.log.dump()}\nscript errors: {model.errors}"
+        assert not model.errors, why
+        seen = first_seen(model, PROMPT_MARK)
+        assert seen, why
+        position, request, lines = seen
+        report(
+            f"finish seen with the next prompt in main request #{position} (log #{request.index})",
+            lines,
+        )
+        assert position == before, why  # the second prompt's own first request
+        line = next(ln for ln in lines if "j1" in ln)
+        assert "✓" in line and "exit 0" in line, line
         no_outside_calls(model)
