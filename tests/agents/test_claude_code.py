@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.agents, pytest.mark.timeout(600)]
 
 PREFIX = "mcp__jobs__"
 RUN_TIMEOUT_S = 240
-JOBS_TUI = str(Path(sys.executable).with_name("jobs-tui"))
+# The jobs-tui under test: this venv's, or another build's (to see a test fail on old code).
+JOBS_TUI = os.environ.get("JOBS_TUI_AGENTS_BIN") or str(Path(sys.executable).with_name("jobs-tui"))
 
 
 @pytest.fixture(scope="session")
@@ -89,10 +90,17 @@ def sandbox(tmp_path: Path, model: FakeModel) -> Sandbox:
 
 
 def register(claude: Path, box: Sandbox) -> None:
-    """`claude mcp add jobs -- jobs-tui mcp`, README's registration (absolute path: the
-    venv's bin is not on the client's PATH here)."""
+    """README's `claude mcp add jobs -- jobs-tui mcp`, with `alwaysLoad` (absolute path:
+    the venv's bin is not on the client's PATH here).
+
+    `claude -p` does not wait for a server to connect before its first request unless
+    the server's entry says `"alwaysLoad": true`: on this shared machine (load 7-9) the
+    plain entry's first request carried none of the jobs tools, three runs out of three,
+    and the model is told `'jobs' is still connecting`.
+    """
+    entry = {"type": "stdio", "command": JOBS_TUI, "args": ["mcp"], "alwaysLoad": True}
     done = subprocess.run(
-        [str(claude), "mcp", "add", "jobs", "--", JOBS_TUI, "mcp"],
+        [str(claude), "mcp", "add-json", "jobs", json.dumps(entry)],
         cwd=box.project,
         env=box.env,
         capture_output=True,
@@ -127,22 +135,30 @@ def served_tools(box: Sandbox) -> list[str]:
             "clientInfo": {"name": "yardstick", "version": "1"},
         },
     }
-    lines = [
-        json.dumps(init),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    ]
-    done = subprocess.run(
+    proc = subprocess.Popen(
         [JOBS_TUI, "mcp"],
-        input="\n".join(lines) + "\n",
         cwd=box.project,
         env=box.env,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
-        timeout=60,
     )
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    listed = next(a for a in answers if a.get("id") == 2)
+    assert proc.stdin and proc.stdout
+    try:
+        for message in (
+            init,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ):
+            proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        for line in proc.stdout:  # ends at the answer (or at EOF, then the next fails)
+            listed = json.loads(line)
+            if listed.get("id") == 2:
+                break
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
     return sorted(t["name"] for t in listed["result"]["tools"])
 
 
