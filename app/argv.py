@@ -166,6 +166,7 @@ VERBS: dict[str, str] = {
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, and cli output",
     "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
     "serve": "serve the jobs screen to a browser (one app per tab; the URL carries a token)",
+    "hook": "run by an agent client's hooks: this agent's finished jobs, wake at stop",
 }
 
 
@@ -334,6 +335,12 @@ def _mcp(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
+def _hook(p: argparse.ArgumentParser) -> None:
+    from .hook import add_arguments
+
+    add_arguments(p)
+
+
 def _serve(p: argparse.ArgumentParser) -> None:
     from .serve import add_arguments
 
@@ -356,6 +363,7 @@ _VERB_ARGS = {
     "schema": _schema,
     "mcp": _mcp,
     "serve": _serve,
+    "hook": _hook,
 }
 
 
