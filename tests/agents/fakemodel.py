@@ -56,6 +56,11 @@ class Request:
         return [line for s in self.strings() for line in s.splitlines() if text in line]
 
 
+def strings_of(value: Any) -> Iterator[str]:
+    """Every string inside a JSON value (keys excluded), depth first."""
+    return _strings(value)
+
+
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value

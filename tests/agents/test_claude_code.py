@@ -19,13 +19,14 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from .fake_anthropic import AnthropicSpeaker
-from .fakemodel import FakeModel, Reply, Request, Turn
+from .fakemodel import FakeModel, Reply, Request, Turn, strings_of
 from .npm_cache import npm_package
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(600)]
@@ -52,6 +53,15 @@ class Sandbox:
     env: dict[str, str]
 
 
+def system_path() -> str:
+    """PATH without the folder of the jobs-tui under test: setup must write its absolute
+    path, as for a user whose venv is not on the client's PATH."""
+    mine = str(Path(JOBS_TUI).parent)
+    return os.pathsep.join(
+        p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep) if p != mine
+    )
+
+
 def sandbox(tmp_path: Path, model: FakeModel) -> Sandbox:
     home, project, registry = tmp_path / "home", tmp_path / "project", tmp_path / "registry"
     for d in (home, project, registry):
@@ -59,7 +69,7 @@ def sandbox(tmp_path: Path, model: FakeModel) -> Sandbox:
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": system_path(),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "TERM": "dumb",
@@ -206,7 +216,7 @@ def test_claude_code_offers_the_model_every_jobs_tool(claude_bin: Path, tmp_path
 
     with FakeModel(AnthropicSpeaker(), script) as model:
         box = sandbox(tmp_path, model)
-        register(claude_bin, box)
+        install(claude_bin, box)
         done = run_claude(claude_bin, box, "list your tools")
         assert done.returncode == 0, diagnose(model, done, box)
         served = served_tools(box)
@@ -245,7 +255,7 @@ def session_script(turn: Turn) -> Reply:
 def test_a_scripted_session_sees_each_result(claude_bin: Path, tmp_path: Path):
     with FakeModel(AnthropicSpeaker(), session_script) as model:
         box = sandbox(tmp_path, model)
-        register(claude_bin, box)
+        install(claude_bin, box)
         done = run_claude(claude_bin, box, "start the web server, wait until ready, then stop it")
         why = diagnose(model, done, box)
         assert done.returncode == 0, why
@@ -268,46 +278,43 @@ def test_a_scripted_session_sees_each_result(claude_bin: Path, tmp_path: Path):
 
 
 def install(claude: Path, box: Sandbox) -> None:
-    """Register the server and its hooks for Claude Code in the project.
-
-    Until `jobs-tui setup claude` exists, this is the manual equivalent: README's
-    `claude mcp add` and the three hooks of the S/K contract in .claude/settings.json.
-    """
-    register(claude, box)
-
-    def hook(event: str, timeout: int | None = None) -> dict:
-        entry: dict = {"type": "command", "command": f"{JOBS_TUI} hook {event} --client claude"}
-        if timeout:
-            entry["timeout"] = timeout
-        return {"hooks": [entry]}
-
-    settings = {
-        "hooks": {
-            "UserPromptSubmit": [hook("prompt")],
-            "PostToolUse": [dict(matcher="*", **hook("tool"))],
-            "Stop": [hook("stop", 660)],
-        }
-    }
-    folder = box.project / ".claude"
-    folder.mkdir(mode=0o700)
-    (folder / "settings.json").write_text(json.dumps(settings, indent=2))
+    """`jobs-tui setup claude` in the project, as README says: the server in .mcp.json,
+    its approval and the three hooks in .claude/settings.local.json."""
+    done = subprocess.run(
+        [JOBS_TUI, "setup", "claude"],
+        cwd=box.project,
+        env=box.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
-def outcome_lines(request: Request, marker: str) -> list[str]:
-    """The lines of `request` that carry `marker` outside every tool result: what a hook
-    (not a tool call) put before the model."""
-    body = request.body or {}
-    lines = []
-    for m in body.get("messages") or []:
+def context_texts(request: Request) -> Iterator[tuple[str, str]]:
+    """(role, text) of every part of the request's messages that is not a tool call or a
+    tool result: the prompt, and what hooks put before the model."""
+    for m in (request.body or {}).get("messages") or []:
         content = m.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for block in blocks or []:
-            if block.get("type") == "tool_result":
-                continue
-            lines += [
-                ln for ln in json.dumps(block, ensure_ascii=False).split("\\n") if marker in ln
-            ]
-    return lines
+            if isinstance(block, dict) and block.get("type") not in ("tool_result", "tool_use"):
+                for text in strings_of(block):
+                    yield str(m.get("role")), text
+
+
+def outcome_lines(request: Request, marker: str) -> list[str]:
+    """The lines that carry `marker` outside every tool call and result: what a hook (not
+    a tool call) put before the model."""
+    return [ln for _, text in context_texts(request) for ln in text.splitlines() if marker in ln]
+
+
+def hook_text(request: Request, marker: str) -> str:
+    """The whole text (outside tool calls and results) that carries `marker`, for the note."""
+    for role, text in context_texts(request):
+        if marker in text:
+            return f"{role}: {text[-400:]!r}"
+    return ""
 
 
 def first_seen(model: FakeModel, marker: str) -> tuple[int, Request, list[str]] | None:
@@ -319,15 +326,17 @@ def first_seen(model: FakeModel, marker: str) -> tuple[int, Request, list[str]] 
     return None
 
 
-WAKE_MARK = "wake-build-finished"
+# A success's outcome line has no last line: it is found by its own words, outside every
+# tool call and result (outcome_lines), so only a hook can have brought it.
+WAKE_LINE = "✓ j1 build · exit 0"
 
 
 def wake_script(turn: Turn) -> Reply:
     """Start a wake job, end the turn; when the finish arrives, say so and end again."""
-    if turn.has(WAKE_MARK):
+    if outcome_lines(turn.request, WAKE_LINE):
         return Reply.say("the build finished, as the hook said")
     if not turn.results():
-        command = f"sleep 3; echo {WAKE_MARK}; exit 0"
+        command = "sleep 3; echo built; exit 0"
         return Reply.call(PREFIX + "job_start", command=command, label="build", wake=True)
     return Reply.say("build started in the background; I am done for now")
 
@@ -342,23 +351,26 @@ def test_a_wake_jobs_finish_reaches_the_model_through_the_stop_hook(
         why = diagnose(model, done, box)
         assert done.returncode == 0, why
         assert not model.errors, why
-        seen = first_seen(model, WAKE_MARK)
+        seen = first_seen(model, WAKE_LINE)
         assert seen, why
         position, request, lines = seen
-        report(f"wake finish seen in main request #{position} (log #{request.index})", lines)
+        report(
+            f"wake finish seen in main request #{position} (log #{request.index})",
+            [*lines, hook_text(request, WAKE_LINE)],
+        )
         mains = main_requests(model)
         # The model had ended its turn (the request before carried only the start's result).
         assert position >= 2, why
-        assert mains[position - 1].has("j1") and not mains[position - 1].has(WAKE_MARK), why
-        line = next(ln for ln in lines if "j1" in ln)
-        assert "✓" in line and "exit 0" in line, line
+        assert mains[position - 1].has("j1") and not mains[position - 1].has(WAKE_LINE), why
         # Reported once: the later requests carry that one line, not a second report.
         last = mains[-1]
-        assert sum(ln.count(WAKE_MARK) for ln in outcome_lines(last, WAKE_MARK)) == 1, why
+        assert sum(ln.count(WAKE_LINE) for ln in outcome_lines(last, WAKE_LINE)) == 1, why
         no_outside_calls(model)
 
 
-QUICK_MARK = "quick-job-finished"
+# A failure's outcome line ends with its last line, printed by arithmetic so that the
+# command the model sent does not hold it.
+QUICK_MARK = "quick-job-43"
 
 
 def tool_script(turn: Turn) -> Reply:
@@ -366,7 +378,7 @@ def tool_script(turn: Turn) -> Reply:
     finish should come with the next request, from the tool hook."""
     names = [r.name.removeprefix(PREFIX) for r in turn.results()]
     if not names:
-        command = f"sleep 2; echo {QUICK_MARK}; exit 2"
+        command = "sleep 2; echo quick-job-$((40+3)); exit 2"
         return Reply.call(PREFIX + "job_start", command=command, label="quick")
     if names == ["job_start"]:
         return Reply.call(PREFIX + "job_start", command="sleep 5; echo slow-done", label="slow")
@@ -473,14 +485,14 @@ def job_status(registry: Path, jid: str) -> str | None:
     return None
 
 
-PROMPT_MARK = "between-prompts-finished"
+PROMPT_LINE = "✓ j1 between · exit 0"
 
 
 def prompt_script(turn: Turn) -> Reply:
     """First prompt: start a job that outlives the turn, end the turn. Second prompt: read."""
     prompts = [t for t in turn.user_texts() if "please" in t]
     if len(prompts) <= 1 and not turn.results():
-        command = f"sleep 3; echo {PROMPT_MARK}; exit 0"
+        command = "sleep 3; echo between; exit 0"
         return Reply.call(PREFIX + "job_start", command=command, label="between")
     return Reply.say("noted")
 
@@ -496,7 +508,8 @@ def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, 
             before = len(main_requests(model))
             deadline = time.monotonic() + 60
             while job_status(box.registry, "j1") in (None, "running", "starting"):
-                assert time.monotonic() < deadline, f"j1 never ended: {model.log.dump()}"
+                status = job_status(box.registry, "j1")
+                assert time.monotonic() < deadline, f"j1 still {status}: {model.log.dump()}"
                 time.sleep(0.2)
             second = session.prompt("please tell me what happened")
             assert not second.get("is_error"), second
@@ -504,14 +517,12 @@ def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, 
             code, err = session.close()
         why = f"exit {code} {err[-1500:]}\n{model.log.dump()}\nscript errors: {model.errors}"
         assert not model.errors, why
-        seen = first_seen(model, PROMPT_MARK)
+        seen = first_seen(model, PROMPT_LINE)
         assert seen, why
         position, request, lines = seen
         report(
             f"finish seen with the next prompt in main request #{position} (log #{request.index})",
-            lines,
+            [*lines, hook_text(request, PROMPT_LINE)],
         )
         assert position == before, why  # the second prompt's own first request
-        line = next(ln for ln in lines if "j1" in ln)
-        assert "✓" in line and "exit 0" in line, line
         no_outside_calls(model)
