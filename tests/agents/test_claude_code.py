@@ -371,6 +371,8 @@ def test_a_wake_jobs_finish_reaches_the_model_through_the_stop_hook(
 # A failure's outcome line ends with its last line, printed by arithmetic so that the
 # command the model sent does not hold it.
 QUICK_MARK = "quick-job-43"
+PERSON_MARK = "person-job-45"
+PERSON_COMMAND = "sleep 2; echo person-job-$((40+5)); exit 5"
 
 
 def tool_script(turn: Turn) -> Reply:
@@ -392,7 +394,20 @@ def test_a_jobs_finish_reaches_the_model_after_the_next_tool_call(claude_bin: Pa
     with FakeModel(AnthropicSpeaker(), tool_script) as model:
         box = sandbox(tmp_path, model)
         install(claude_bin, box)
+        # The person's own job, in the same registry, ends during the session: no hook of
+        # this agent may report it.
+        person = subprocess.run(
+            [JOBS_TUI, "start", "--label", "person", "--", "sh", "-c", PERSON_COMMAND],
+            cwd=box.project,
+            env=box.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert person.returncode == 0, person.stderr
+        person_id = job_id(person.stdout)
         done = run_claude(claude_bin, box, "run quick and slow")
+        ended = time.time()
         why = diagnose(model, done, box)
         assert done.returncode == 0, why
         assert not model.errors, why
@@ -401,16 +416,31 @@ def test_a_jobs_finish_reaches_the_model_after_the_next_tool_call(claude_bin: Pa
         position, request, lines = seen
         report(
             f"finish seen after a tool call in main request #{position} (log #{request.index})",
-            lines,
+            [*lines, hook_text(request, QUICK_MARK)],
         )
         # It came with the first tool result after j1 ended: the second start's (when j1
         # was already done by then) or the wait's, never with j1's own start.
         names = [r.name.removeprefix(PREFIX) for r in model.main_turns()[position].results()]
         assert names in (["job_start", "job_start"], ["job_start", "job_start", "job_wait"]), why
-        line = next(ln for ln in lines if "j1" in ln)
-        assert "✗" in line and "exit 2" in line and QUICK_MARK in line, line
-        # No tool result ever showed j1's end: the hook did.
-        assert not any(QUICK_MARK in r.text for r in model.main_turns()[-1].results()), why
+        quick_id = job_id(model.main_turns()[-1].results()[0].text)
+        assert any(ln.startswith(f"✗ {quick_id} quick · exit 2 · ") for ln in lines), lines
+        # No tool result ever showed quick's end: the hook did, once.
+        last = model.main_turns()[-1]
+        assert not any(QUICK_MARK in r.text for r in last.results()), why
+        assert len(outcome_lines(last.request, QUICK_MARK)) == 1, why
+        # The person's job ended (exit 5) during the session and reached no request.
+        # (the command line's session is settled by its next verb; this one, after the run)
+        status = subprocess.run(
+            [JOBS_TUI, "--json", "status", person_id],
+            cwd=box.project,
+            env=box.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        record = json.loads(status.stdout)["job"]
+        assert record["exitCode"] == 5 and record["finishedAt"] / 1000 < ended, status.stdout
+        assert not model.log.find(PERSON_MARK), why
         no_outside_calls(model)
 
 
