@@ -198,8 +198,20 @@ def diagnose(model: FakeModel, done: subprocess.CompletedProcess, box: Sandbox) 
     tail = debug.read_text(errors="replace")[-4000:] if debug.exists() else "(no debug log)"
     return (
         f"exit {done.returncode}\nstdout: {done.stdout[-1500:]}\nstderr: {done.stderr[-1500:]}\n"
-        f"script errors: {model.errors}\nlog:\n{model.log.dump()}\ndebug tail:\n{tail}"
+        f"script errors: {model.errors}\nlog:\n{model.log.dump()}\n"
+        f"conversation:\n{conversation(model)}\ndebug tail:\n{tail}"
     )
+
+
+def conversation(model: FakeModel) -> str:
+    """Each main turn: the tools offered (jobs ones), the calls and results so far."""
+    out = []
+    for i, turn in enumerate(model.main_turns()):
+        jobs = sum(1 for name in turn.tools if name.startswith(PREFIX))
+        calls = [f"{c.name}({json.dumps(c.arguments)[:80]})" for c in turn.calls()]
+        results = [f"{r.name} err={r.is_error} {r.text[:160]!r}" for r in turn.results()]
+        out.append(f"turn {i}: {jobs} jobs tools; calls {calls}; results {results}")
+    return "\n".join(out)
 
 
 def no_outside_calls(model: FakeModel) -> None:
