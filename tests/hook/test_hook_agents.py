@@ -234,3 +234,22 @@ def test_usage_errors_never_exit_with_a_blocking_code(tmp_path: Path) -> None:
         )
         assert run.returncode == 1 and run.stdout == "", (words, run)
         assert "jobs-tui hook" in run.stderr, run
+
+
+def test_hooks_at_once_report_each_finish_once(
+    agent: FakeAgent, registry: Path, tmp_path: Path
+) -> None:
+    for n in range(3):
+        agent.start(f"sleep 0.2; echo boom; exit {n + 1}", label=f"build{n}")
+    settled(registry, "j1", "j2", "j3")
+    stdin = json.dumps(hook_input("codex", "tool", str(tmp_path)))
+    argv = [*ENTRY, "hook", "tool", "--client", "codex"]
+    runs = agent.ask(op="hooks", argv=argv, stdin=stdin, count=4)["runs"]
+    said = "".join(
+        json.loads(r["stdout"])["hookSpecificOutput"]["additionalContext"]
+        for r in runs
+        if r["stdout"]
+    )
+    assert all(r["code"] == 0 for r in runs), runs
+    for n in range(3):
+        assert said.count(f"j{n + 1} build{n} ·") == 1, said
