@@ -84,15 +84,46 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def quick_parse(words: list[str]) -> tuple[str, str, float] | None:
+    """(event, client, limit) of the words a hook command has, without building a parser
+    (argparse's costs every tool call a few ms); None for anything else (help, errors)."""
+    if not words or words[0] not in EVENTS:
+        return None
+    client, limit, at = None, float(DEFAULT_LIMIT_S), 1
+    while at < len(words):
+        name, eq, value = words[at].partition("=")
+        if not eq:
+            if at + 1 >= len(words):
+                return None
+            value = words[at + 1]
+            at += 1
+        at += 1
+        if name == "--client" and value in CLIENTS:
+            client = value
+        elif name == "--limit":
+            try:
+                limit = float(value)
+            except ValueError:
+                return None
+            if not 0 < limit <= MAX_LIMIT_S:
+                return None
+        else:
+            return None
+    return None if client is None else (words[0], client, limit)
+
+
 def main(words: list[str]) -> int:
     """`jobs-tui hook ...`: parse the words here (no other verb's parser is built)."""
+    quick = quick_parse(words)
+    if quick is None:
+        try:
+            args = parser().parse_args(words)
+        except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+            return 0 if exc.code == 0 else EXIT_USAGE
+        quick = (args.event, args.client, args.limit)
+    from .run import run
 
-    p = parser()
-    try:
-        args = p.parse_args(words)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
-        return 0 if exc.code == 0 else EXIT_USAGE
-    return run_verb(args)
+    return run(*quick)
 
 
 def run_verb(args: argparse.Namespace) -> int:

@@ -5,18 +5,28 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
 LINUX = sys.platform.startswith("linux")
 MAX_DEPTH = 64  # a loop in what /proc says (pid reuse mid-walk) ends here
 
 
-@dataclass(frozen=True)
 class Proc:
-    pid: int
-    ppid: int
-    token: str  # the engine's start token (procs.start_token): pid reuse shows as another
-    name: str
+    """One process: `token` is the engine's start token (procs.start_token), so a reused
+    pid is another process. (Not a dataclass: importing dataclasses costs a hook ~10 ms.)"""
+
+    __slots__ = ("name", "pid", "ppid", "token")
+
+    def __init__(self, pid: int, ppid: int, token: str, name: str) -> None:
+        self.pid, self.ppid, self.token, self.name = pid, ppid, token, name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Proc) and (self.pid, self.token) == (other.pid, other.token)
+
+    def __hash__(self) -> int:
+        return hash((self.pid, self.token))
+
+    def __repr__(self) -> str:
+        return f"Proc({self.pid}, {self.name!r}, ppid={self.ppid})"
 
 
 _boot: str | None = None

@@ -18,8 +18,6 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 
 from . import proctree
 from .identity import agent_of
@@ -30,18 +28,45 @@ MAX_FILE = 64 * 1024
 MAX_ENTRIES = 256  # registrations read per hook: a directory full of junk costs no more
 
 
-@dataclass(frozen=True)
 class Registration:
-    path: Path
-    pid: int
-    token: str
-    session_id: str
-    registry_dir: Path
-    wake_on_finish: bool
-    agent: tuple[int, str] | None  # (pid, start token) of the server's agent process
+    """One server's record: where it is (`path`), the server (pid, start token), its
+    session's registry directory and the names of its file and lock there, and its agent
+    process (pid, start token). Plain strings, no pathlib: a hook runs on every tool call."""
+
+    __slots__ = (
+        "agent",
+        "lock_name",
+        "path",
+        "pid",
+        "registry_dir",
+        "registry_name",
+        "session_id",
+        "token",
+        "wake_on_finish",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        path: str,
+        pid: int,
+        token: str,
+        session_id: str,
+        registry_dir: str,
+        registry_name: str,
+        lock_name: str,
+        wake_on_finish: bool,
+        agent: tuple[int, str] | None,
+    ) -> None:
+        self.path, self.pid, self.token, self.session_id = path, pid, token, session_id
+        self.registry_dir, self.registry_name, self.lock_name = (
+            registry_dir,
+            registry_name,
+            lock_name,
+        )
+        self.wake_on_finish, self.agent = wake_on_finish, agent
 
 
-def state_dirs() -> list[Path]:
+def state_dirs() -> list[str]:
     """Where registrations go (the first) and are looked for (all): `jobs-tui` in the
     state directory this environment names, then in the one HOME alone names."""
     if sys.platform.startswith("linux") or sys.platform.startswith("freebsd"):
@@ -53,14 +78,14 @@ def state_dirs() -> list[Path]:
 
         dirs = [os.path.dirname(platformdirs.user_state_dir(APP))]
     unique = list(dict.fromkeys(os.path.abspath(d) for d in dirs))
-    return [Path(d) / APP / "agents" for d in unique]
+    return [os.path.join(d, APP, "agents") for d in unique]
 
 
 def _uid() -> int:
     return os.geteuid() if hasattr(os, "geteuid") else 0
 
 
-def _private(path: Path) -> bool:
+def _private(path: str) -> bool:
     try:
         st = os.lstat(path)
     except OSError:
@@ -68,8 +93,9 @@ def _private(path: Path) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == _uid() and not st.st_mode & 0o077
 
 
-def _make_private(path: Path) -> bool:
-    for level in reversed([path, *path.parents][:3]):  # agents, jobs-tui, the state dir
+def _make_private(path: str) -> bool:
+    parent = os.path.dirname(path)
+    for level in (os.path.dirname(parent), parent, path):  # the state dir, jobs-tui, agents
         try:
             os.mkdir(level, 0o700)
         except FileExistsError:
@@ -87,10 +113,15 @@ def _make_private(path: Path) -> bool:
 
 
 def register(
-    session_id: str, registry_dir: os.PathLike[str] | str, wake_on_finish: bool
-) -> Path | None:
-    """Record this server for its agent's hooks; None when it cannot (said by the caller
-    or not at all: a server works without hooks)."""
+    session_id: str,
+    registry_file: os.PathLike[str] | str,
+    lock_file: os.PathLike[str] | str,
+    wake_on_finish: bool,
+) -> str | None:
+    """Record this server for its agent's hooks: its session's registry file and the lock
+    its writers take (the engine's names, so the hook computes none). None when it cannot:
+    a server works without hooks."""
+    registry_file, lock_file = os.path.abspath(registry_file), os.path.abspath(lock_file)
     me = proctree.myself()
     if me is None:
         return None
@@ -100,7 +131,9 @@ def register(
         "pid": me.pid,
         "startToken": me.token,
         "sessionId": session_id,
-        "registryDir": os.path.abspath(os.fspath(registry_dir)),
+        "registryDir": os.path.dirname(registry_file),
+        "registryFile": os.path.basename(registry_file),
+        "lockFile": os.path.basename(lock_file),
         "wakeOnFinish": bool(wake_on_finish),
         "agentPid": agent.pid if agent else None,
         "agentToken": agent.token if agent else None,
@@ -108,8 +141,8 @@ def register(
     folder = state_dirs()[0]
     if not _make_private(folder):
         return None
-    path = folder / f"{PREFIX}{me.pid}{SUFFIX}"
-    temp = folder / f".{PREFIX}{me.pid}.{os.urandom(4).hex()}.tmp"
+    path = os.path.join(folder, f"{PREFIX}{me.pid}{SUFFIX}")
+    temp = os.path.join(folder, f".{PREFIX}{me.pid}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(
             temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
@@ -128,7 +161,7 @@ def register(
     return path
 
 
-def unregister(path: Path | None) -> None:
+def unregister(path: str | None) -> None:
     if path is not None:
         try:
             os.unlink(path)
@@ -136,7 +169,15 @@ def unregister(path: Path | None) -> None:
             pass
 
 
-def _read(path: Path) -> Registration | None:
+def _name(value: object, prefix: str, suffix: str) -> str | None:
+    """A file name the engine makes (`registry-<hex>.json`): nothing else, no path."""
+    if not isinstance(value, str) or not value.startswith(prefix) or not value.endswith(suffix):
+        return None
+    middle = value[len(prefix) : len(value) - len(suffix)]
+    return value if middle and all(c in "0123456789abcdef" for c in middle) else None
+
+
+def _read(path: str) -> Registration | None:
     try:
         fd = os.open(
             path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -162,17 +203,16 @@ def _read(path: Path) -> Registration | None:
         return None
     if not (isinstance(folder, str) and os.path.isabs(folder)):
         return None
+    registry_name = _name(data.get("registryFile"), "registry-", ".json")
+    lock_name = _name(data.get("lockFile"), "persist-", ".lock")
+    if registry_name is None or lock_name is None:
+        return None
     agent_pid, agent_token = data.get("agentPid"), data.get("agentToken")
     agent = None
-    if (
-        isinstance(agent_pid, int)
-        and not isinstance(agent_pid, bool)
-        and isinstance(agent_token, str)
-    ):
-        agent = (agent_pid, agent_token)
-    return Registration(
-        path, pid, token, session, Path(folder), data.get("wakeOnFinish") is True, agent
-    )
+    if isinstance(agent_pid, int) and not isinstance(agent_pid, bool):
+        agent = (agent_pid, agent_token) if isinstance(agent_token, str) else None
+    wake = data.get("wakeOnFinish") is True
+    return Registration(path, pid, token, session, folder, registry_name, lock_name, wake, agent)
 
 
 def read_all() -> list[Registration]:
@@ -188,7 +228,7 @@ def read_all() -> list[Registration]:
             continue
         for name in names:
             if name.startswith(PREFIX) and name.endswith(SUFFIX):
-                entry = _read(folder / name)
+                entry = _read(os.path.join(folder, name))
                 if entry is not None:
                     found.append(entry)
     return found

@@ -11,16 +11,15 @@ two hooks at once, or a hook and a `job_wait`, never report one finish twice.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from .registration import Registration
+
+TYPE_CHECKING = False  # not `typing`: a hook with nothing to say imports as little as it can
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_REGISTRY = 64 * 1024 * 1024
 MAX_LINES = 20  # outcome lines per answer; the rest are reported by the next hook
@@ -32,16 +31,12 @@ except ImportError:  # Windows: no flock (one process per session there)
     fcntl = None  # type: ignore[assignment]
 
 
-def _digest(session_id: str) -> str:
-    return hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:16]
+def registry_file(entry: Registration) -> str:
+    return os.path.join(entry.registry_dir, entry.registry_name)
 
 
-def registry_file(entry: Registration) -> Path:
-    return entry.registry_dir / f"registry-{_digest(entry.session_id)}.json"
-
-
-def lock_file(entry: Registration) -> Path:
-    return entry.registry_dir / f"persist-{_digest(entry.session_id)}.lock"
+def lock_file(entry: Registration) -> str:
+    return os.path.join(entry.registry_dir, entry.lock_name)
 
 
 def _uid() -> int:
@@ -57,7 +52,7 @@ def usable_dir(entry: Registration) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == _uid() and not st.st_mode & 0o077
 
 
-def read_file(path: Path) -> dict[str, Any] | None:
+def read_file(path: str) -> dict[str, Any] | None:
     """The file's JSON object; None when it is missing, not ours or not a registry."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
@@ -111,24 +106,34 @@ def wake_running(jobs: list[dict[str, Any]], wake_all: bool) -> list[dict[str, A
     return [j for j in jobs if j["status"] == RUNNING and (wake_all or j.get("wake") is True)]
 
 
-@contextlib.contextmanager
-def locked(entry: Registration) -> Iterator[None]:
+class locked:
     """The session's flock, the one its server and CLI calls take before writing."""
-    if fcntl is None:
-        yield
-        return
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(lock_file(entry), flags, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+
+    def __init__(self, entry: Registration) -> None:
+        self.path = lock_file(entry)
+        self.fd: int | None = None
+
+    def __enter__(self) -> None:
+        if fcntl is None:
+            return
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        self.fd = os.open(self.path, flags, 0o600)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
+def _write(path: str, data: dict[str, Any]) -> None:
     """Atomically, as the engine writes it: a fresh 0600 file beside it, fsync, rename."""
-    temp = path.with_name(f".{path.name}.hook-{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    folder, name = os.path.split(path)
+    temp = os.path.join(folder, f".{name}.hook-{os.getpid()}-{os.urandom(4).hex()}.tmp")
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
@@ -139,8 +144,10 @@ def _write(path: Path, data: dict[str, Any]) -> None:
             os.close(fd)
         os.replace(temp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(temp)
+        except OSError:
+            pass
         raise
 
 
@@ -179,7 +186,7 @@ def finish_lines(entry: Registration, jobs: list[dict[str, Any]]) -> list[str]:
     from ..mcp.shaping import outcome
     from ..ttytext import shown_last_line
 
-    paths = RegistryPaths(entry.registry_dir)
+    paths = RegistryPaths(entry.registry_dir)  # where a terminal job's log may be read
     lines = []
     for job in jobs:
         try:

@@ -89,7 +89,6 @@ def stop(client: str, sessions: list[Registration], limit: float, active: bool) 
     so each block is a new finish and the agent always gets to stop."""
     del active
     deadline = time.monotonic() + limit
-    keys: list[tuple[int, int, int] | None] = []
     while True:
         woke: list[str] = []
         for entry in sessions:
@@ -114,6 +113,16 @@ def stop(client: str, sessions: list[Registration], limit: float, active: bool) 
         sessions = [e for e in sessions if registration.alive(e)]  # its server ended: done
         if not sessions:
             return 0
-        keys = [reports.file_key(e) for e in sessions]
-        while time.monotonic() < deadline and keys == [reports.file_key(e) for e in sessions]:
-            time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
+        wait_for_a_write(sessions, deadline)
+
+
+def wait_for_a_write(sessions: list[Registration], deadline: float) -> None:
+    """Until one of the sessions' registry files is written (a settle is a write), the
+    deadline passes, or a server is gone (about once a second)."""
+    keys = [reports.file_key(e) for e in sessions]
+    polls = 0
+    while time.monotonic() < deadline and keys == [reports.file_key(e) for e in sessions]:
+        time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
+        polls += 1
+        if polls % 10 == 0 and not all(registration.alive(e) for e in sessions):
+            return

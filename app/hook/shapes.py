@@ -20,7 +20,6 @@ or nothing at all.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 EVENT_NAMES: dict[str, dict[str, str]] = {
     "claude": {"prompt": "UserPromptSubmit", "tool": "PostToolUse", "stop": "Stop"},
@@ -34,12 +33,17 @@ class BadInput(ValueError):
     """The hook's stdin is not what this client sends for this event."""
 
 
-@dataclass(frozen=True)
 class HookInput:
-    client: str
-    event: str
-    stop_hook_active: bool = False  # a stop hook already made this agent go on
-    session_id: str | None = None  # the client's own session (not ours), for messages
+    """What we use of the input: `stop_hook_active` (a stop hook already made this agent
+    go on) and the client's own session id (not ours), for messages."""
+
+    __slots__ = ("client", "event", "session_id", "stop_hook_active")
+
+    def __init__(
+        self, client: str, event: str, stop_hook_active: bool = False, session_id: str | None = None
+    ) -> None:
+        self.client, self.event = client, event
+        self.stop_hook_active, self.session_id = stop_hook_active, session_id
 
 
 def parse_input(client: str, event: str, raw: bytes) -> HookInput:

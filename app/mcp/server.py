@@ -322,7 +322,13 @@ async def serve(options: Options, early: Early | None = None) -> int:
     manager.install_signal_handlers()
     from ..hook.registration import register, unregister  # how this agent's hooks find us
 
-    agent = register(session, manager.dir, manager.config.wake_on_finish)
+    own = manager.paths
+    agent = register(
+        session,
+        own.registry_file(session),
+        own.persist_lock(session),
+        manager.config.wake_on_finish,
+    )
     try:
         if sigint.seen:
             return EXIT_INTERRUPTED  # before the transport was up: nothing to serve

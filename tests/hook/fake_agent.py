@@ -6,6 +6,7 @@ test drives it with one JSON line per step on stdin and reads one JSON line per 
 
     {"op": "call", "name": "job_start", "arguments": {...}} -> {"result": ...}
     {"op": "hook", "argv": [...], "stdin": "..."}  -> {"code", "stdout", "stderr", "seconds"}
+    {"op": "hooks", "argv": [...], "stdin": "...", "count": N}  -> {"runs": [...]}
     {"op": "pids"} -> {"agent": pid, "server": pid}
 
 Usage: fake_agent.py REGISTRY_DIR SERVER_STDERR_FILE
@@ -78,6 +79,23 @@ def run_hook(argv: list[str], stdin: str) -> dict[str, Any]:
     }
 
 
+def parallel(argv: list[str], stdin: str, count: int) -> list[dict[str, Any]]:
+    runs = [
+        subprocess.Popen(
+            ["sh", "-c", shlex.join(argv)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(count)
+    ]
+    answers = []
+    for run in runs:
+        out, err = run.communicate(stdin.encode(), timeout=120)
+        answers.append({"code": run.returncode, "stdout": out.decode(), "stderr": err.decode()})
+    return answers
+
+
 def main() -> int:
     server = Server(sys.argv[1], sys.argv[2])
     for line in sys.stdin:
@@ -88,6 +106,8 @@ def main() -> int:
             )
         elif step["op"] == "hook":
             answer = run_hook(step["argv"], step["stdin"])
+        elif step["op"] == "hooks":  # several at once, as a client runs parallel hooks
+            answer = {"runs": parallel(step["argv"], step["stdin"], step["count"])}
         elif step["op"] == "pids":
             answer = {"agent": __import__("os").getpid(), "server": server.process.pid}
         else:
