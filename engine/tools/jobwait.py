@@ -1,6 +1,10 @@
 """The `job` tool's `wait` action: one job, several, or (neither `id` nor `ids`) the next
-finish of any of the session's running jobs; for its end, a line (`until`) or a
-listening TCP port (`port`), at most `timeoutMs`.
+finish of the session's jobs; for its end, a line (`until`) or a listening TCP port
+(`port`), at most `timeoutMs`.
+
+The next finish is the oldest one not yet reported (a job that ended while the model was
+busy, which no wait, status or hook has told of: `seen` is false), else the first of
+the running jobs to end; each finish is so reported once.
 
 A wait with no id and nothing running answers at once (`reason: "none-running"`): a model
 that asks "tell me when the next one finishes" when none runs must not sit out its
@@ -59,7 +63,15 @@ async def _wait_many(
 async def _wait_next(
     manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
 ) -> dict[str, Any]:
-    """The first of the session's running jobs to end (or match, or listen): that job."""
+    """The session's next finish: one not yet reported (seen) at once, the oldest first,
+    else the first of its running jobs to end (or match, or listen): that job."""
+    if call.until is None and call.port is None:
+        pending = sorted(manager.pending_reports(), key=lambda r: (r.ended_at(), r.number))
+        if pending:
+            manager.mark_seen(pending[0].id)
+            return {"action": "wait", "timedOut": False, "reason": "finished"} | {
+                "job": pending[0].to_json()
+            }
     running = [r.id for r in await manager.list() if r.running and manager.is_own(r)]
     if not running:
         return {"action": "wait", "timedOut": False, "reason": NONE_RUNNING}

@@ -89,6 +89,31 @@ def test_a_wait_with_no_id_and_nothing_running_answers_at_once(project):
         server.close()
 
 
+def test_a_finish_no_one_was_told_of_is_the_next_finish_once(project):
+    """A job that ended while the model was busy (no wait, no status saw it) is what a
+    wait with no id returns, at once; then it has been told, and nothing runs."""
+    cwd, registry = project
+    server = RawServer(cwd, registry)
+    try:
+        server.initialize()
+        _start(server, "echo gone; exit 5")
+        deadline = time.monotonic() + 15
+        while True:  # the list does not report a finish (seen stays false)
+            listed, _ = server.call("job_list", {})
+            if listed["structuredContent"]["jobs"][0]["status"] != "running":
+                break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        began = time.monotonic()
+        result, _ = server.call("job_wait", {"timeoutMs": 30_000})
+        assert time.monotonic() - began < 5
+        assert result["structuredContent"]["job"]["exitCode"] == 5
+        again, _ = server.call("job_wait", {"timeoutMs": 30_000})
+        assert again["structuredContent"] == {"reason": "none-running"}
+    finally:
+        server.close()
+
+
 def test_a_port_wait_returns_when_the_jobs_tree_listens(project):
     cwd, registry = project
     port = free_port()
