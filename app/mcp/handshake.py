@@ -174,6 +174,8 @@ _TASKS = {
         },
     ),
 }
+# clientInfo's optional string fields (Claude Code sends all three)
+_INFO_OPTIONAL = ("title", "description", "websiteUrl")
 _CAPABILITIES = {
     "roots": _roots,
     "sampling": lambda s: _objects(s, {"context": None, "tools": None}),
@@ -200,7 +202,7 @@ def plain_initialize(message: Any) -> bool:
         and isinstance(params, dict)
         and set(params) == {"protocolVersion", "capabilities", "clientInfo"}
         and isinstance(params["protocolVersion"], str)
-        and _strings(params["clientInfo"], ("name", "version"), ("title", "description"))
+        and _strings(params["clientInfo"], ("name", "version"), _INFO_OPTIONAL)
         and _objects(params["capabilities"], _CAPABILITIES)
     )
 

@@ -155,7 +155,11 @@ _CAPABILITY = st.fixed_dictionaries(
 )
 _INFO = st.fixed_dictionaries(
     {"name": st.text(max_size=10), "version": st.text(max_size=10)},
-    optional={"title": st.text(max_size=10), "description": st.text(max_size=10)},
+    optional={
+        "title": st.text(max_size=10),
+        "description": st.text(max_size=10),
+        "websiteUrl": st.text(max_size=10),
+    },
 )
 
 
@@ -288,10 +292,23 @@ def test_a_client_that_leaves_after_initialize_gets_its_answer_and_an_ordinary_e
     assert b"differs" not in done.stderr
 
 
-def test_the_early_answer_does_not_wait_for_the_sdk(project):
+CLAUDE_CODE_INFO = {  # what Claude Code 2.1.197 sends (its cli source: `new Client({...})`)
+    "name": "claude-code",
+    "title": "Claude Code",
+    "version": "2.1.197",
+    "description": "Anthropic's agentic coding tool",
+    "websiteUrl": "https://claude.com/claude-code",
+}
+
+
+@pytest.mark.parametrize("info", [None, CLAUDE_CODE_INFO])
+def test_the_early_answer_does_not_wait_for_the_sdk(project, info):
     """The answer is on stdout before anything heavy is imported (the SDK, pydantic, even
-    asyncio): the handshake alone produced it."""
+    asyncio): the handshake alone produced it, for Claude Code's own clientInfo too."""
     cwd, _ = project
+    request = _initialize("2025-11-25", CLIENTS["claude-code"])
+    if info is not None:
+        request["params"]["clientInfo"] = info
     code = (
         "import sys\n"
         "from jobs_tui.app.mcp.handshake import answer_early\n"
@@ -302,7 +319,7 @@ def test_the_early_answer_does_not_wait_for_the_sdk(project):
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
-        input=json.dumps(_initialize("2025-11-25", {})).encode() + b"\n",
+        input=json.dumps(request).encode() + b"\n",
         capture_output=True,
         cwd=cwd,
         timeout=60,
