@@ -70,13 +70,17 @@ class EpilogFormatter(Formatter):
 EPILOGS = {
     "wait": (
         "exit status:\n"
-        "  0     a line matched --until (the line is printed on stdout)\n"
-        "  124   --timeout-ms passed first\n"
+        "  0     a line matched --until (the line is printed on stdout), or the job's\n"
+        "        process tree listens on --port (the job keeps running)\n"
+        "  124   --timeout-ms passed first (the jobs keep running)\n"
         "  N     one ID: the job's own code (128+N after signal N; 125 if not recorded)\n"
         "        --any: the code of the first job to end\n"
         "        several IDs: 0 if every job succeeded, else the first failing code in\n"
         "        the order given\n"
-        "  2, 3  a bad argument (a bad --until names it), an unknown ID"
+        "  2, 3  a bad argument (a bad --until names it), an unknown ID\n"
+        "\n"
+        "So `jobs-tui wait j3 --timeout-ms 600000` run as a background shell command (Claude\n"
+        "Code's run_in_background) ends with the job's own code, and its harness reports it."
     ),
 }
 
@@ -302,6 +306,12 @@ def _wait(p: argparse.ArgumentParser) -> None:
     p.add_argument("--until", metavar="REGEX", help="return when a line of output matches")
     p.add_argument(
         "--from-start", action="store_true", help="with --until: search the output from its start"
+    )
+    p.add_argument(
+        "--port",
+        type=whole,
+        metavar="N",
+        help="return when a job's process tree listens on this TCP port (1-65535)",
     )
     p.add_argument("--timeout-ms", type=whole, help="how long to wait (default 30000, max 600000)")
 

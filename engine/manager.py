@@ -309,9 +309,11 @@ class JobManager:
         from_start: bool = False,
         timeout_ms: int = 30_000,
         screen_scanner: ScreenScanner | None = None,
+        port: int | None = None,
     ) -> WaitResult:
         """Wait for several jobs (`mode` any: the first to end; all: every one), or with
-        `until` (a Python regex) for the first line of their output that matches.
+        `until` (a Python regex) for the first line of their output that matches, or with
+        `port` until one's process tree listens on that TCP port (reason "port").
 
         Lines are searched from the call's start, or from each job's start with
         `from_start`; the match carries the line (sanitized) and its absolute offset, the
@@ -331,6 +333,7 @@ class JobManager:
             from_start=from_start,
             timeout_ms=timeout_ms,
             screen_scanner=screen_scanner,
+            port=port,
         )
 
     async def kill(self, job_id: str, signal: str = "SIGTERM") -> KillResult:
