@@ -276,7 +276,7 @@ class FakeModel:
         self.turns: list[Turn] = []
         self._ids = itertools.count(1)
         self._counter = itertools.count()
-        self._httpd = ThreadingHTTPServer((host, 0), _handler_for(self))
+        self._httpd = _QuietServer((host, 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -340,6 +340,16 @@ class FakeModel:
             response = Response.json({"error": {"type": "fake_model_error"}}, 500)
         self.log.add(request)
         _write(handler, response)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (a CONNECT answered 404, a killed agent) is no error here."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(model: FakeModel) -> type[BaseHTTPRequestHandler]:

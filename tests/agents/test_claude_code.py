@@ -13,13 +13,19 @@ to see the figures (the tools listed, the request-log line where a finish arrive
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -590,3 +596,168 @@ def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, 
         )
         assert position == before, why  # the second prompt's own first request
         no_outside_calls(model)
+
+
+# --- d. the finish as a channel message (jobs-tui mcp --channel) ---------------------------
+
+CHANNEL_MARK = "channel-job-46"
+KEY = "sk-ant-api03-" + "t" * 80  # an API key of the real shape, approved in the config
+
+
+def channel_script(turn: Turn) -> Reply:
+    """Start a job and end the turn; a channel message about it later starts a new one."""
+    if any(CHANNEL_MARK in text for _, text in context_texts(turn.request)):
+        return Reply.say("the channel said it finished")
+    if not turn.results():
+        command = "sleep 3; echo channel-job-$((40+6)); exit 3"
+        return Reply.call(PREFIX + "job_start", command=command, label="chan")
+    return Reply.say("started; I will hear when it ends")
+
+
+class Terminal:
+    """Claude Code's interactive screen in a pseudo-terminal (channels exist only there:
+    `claude -p` registers them only for plugin servers over its SDK control channel)."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become claude
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self.raw = b""
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
+            if ready:
+                try:
+                    self.raw += os.read(self.fd, 65536)
+                except OSError:
+                    return
+
+    def text(self) -> str:
+        """What it printed, escapes and all whitespace removed (the screen moves its
+        cursor instead of printing spaces), for finding words."""
+        plain = re.sub(rb"\x1b\[[0-9;?>=]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b.", b"", self.raw)
+        return re.sub(r"\s+", "", plain.decode(errors="replace"))
+
+    def pump_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            self.pump(0.3)
+        return predicate()
+
+    def type(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+        self.pump(0.5)
+        os.write(self.fd, b"\r")
+
+    def close(self) -> None:
+        """End the claude this test started (by its pid), then reap it."""
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            done, _ = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                break
+            self.pump(0.2)
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+def test_a_finish_reaches_the_model_as_a_channel_message(claude_bin: Path, tmp_path: Path):
+    with FakeModel(AnthropicSpeaker(), channel_script) as model:
+        box = sandbox(tmp_path, model)
+        # Channels are behind Claude Code's `tengu_harbor` feature flag, which it reads from
+        # its cached flags while its flag service is on: so here telemetry is not switched
+        # off (its calls go to the fake model's proxy log, never to the network), the flag
+        # is seeded as cached, and onboarding, the API key and the folder are pre-approved.
+        for name in (
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+            "DISABLE_TELEMETRY",
+            "DISABLE_GROWTHBOOK",
+        ):
+            box.env.pop(name)
+        box.env.update(ANTHROPIC_API_KEY=KEY, TERM="xterm-256color")
+        config = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
+            "projects": {str(box.project): {"hasTrustDialogAccepted": True}},
+            "cachedGrowthBookFeatures": {"tengu_harbor": True},
+        }
+        (box.home / ".claude.json").write_text(json.dumps(config))
+        # README's channel recipe: the server added with --channel, claude started with
+        # --dangerously-load-development-channels server:jobs. No hooks: only the channel
+        # can bring the finish.
+        added = subprocess.run(
+            [str(claude_bin), "mcp", "add", "jobs", "--", JOBS_TUI, "mcp", "--channel"],
+            cwd=box.project,
+            env=box.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert added.returncode == 0, added.stdout + added.stderr
+        debug = box.home / "claude-debug.log"
+        argv = [
+            str(claude_bin),
+            "--allowedTools",
+            "mcp__jobs",
+            "--dangerously-load-development-channels",
+            "server:jobs",
+            "--debug-file",
+            str(debug),
+        ]
+        term = Terminal(argv, box.project, box.env)
+        try:
+            # Its warning about development channels: "1. I am using this for local
+            # development" is preselected.
+            assert term.pump_until(lambda: "forlocaldevelopment" in term.text(), 90), term.text()[
+                -2000:
+            ]
+            term.type("")
+
+            def registered() -> bool:
+                text = debug.read_text(errors="replace") if debug.exists() else ""
+                return "Channel notifications registered" in text
+
+            # A notification sent before Claude Code registers its handler is dropped, so
+            # the prompt (and the job) waits for it.
+            assert term.pump_until(registered, 90), debug.read_text(errors="replace")[-3000:]
+            term.type("start the chan job")
+
+            def seen() -> bool:
+                return first_seen(model, CHANNEL_MARK) is not None
+
+            assert term.pump_until(seen, 120), (
+                f"{model.log.dump()}\n{conversation(model)}\n{term.text()[-2000:]}"
+            )
+            term.pump_until(lambda: len(model.main_turns()) >= 4, 30)  # its answer to it
+        finally:
+            term.close()
+        position, request, lines = first_seen(model, CHANNEL_MARK)
+        report(
+            f"finish seen as a channel message in main request #{position} (log #{request.index})",
+            [*lines, hook_text(request, CHANNEL_MARK)],
+        )
+        assert any(ln.startswith("✗ j1 chan · exit 3 · ") for ln in lines), lines
+        assert "<channel source=" in hook_text(request, CHANNEL_MARK)
+        assert not model.errors, model.errors
+        # Nothing reached the network: every call the fake does not serve was a CONNECT
+        # to its proxy, answered 404 here.
+        outside = model.log.unknown()
+        assert all(r.method == "CONNECT" for r in outside), [r.path for r in outside]
+        hosts = sorted({r.path for r in outside})
+        report("calls for the outside world, caught by the proxy", [f"{len(outside)}: {hosts}"])
