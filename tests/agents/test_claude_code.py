@@ -154,9 +154,12 @@ def test_a_wake_jobs_finish_reaches_the_model_through_the_stop_hook(
         # The model had ended its turn (the request before carried only the start's result).
         assert position >= 2, why
         assert mains[position - 1].has("j1") and not mains[position - 1].has(WAKE_LINE), why
-        # Reported once: the later requests carry that one line, not a second report.
-        last = mains[-1]
-        assert sum(ln.count(WAKE_LINE) for ln in outcome_lines(last, WAKE_LINE)) == 1, why
+        # The stop hook held: the model made no call in between, and the finish came with
+        # the job's end, ~3 s after its start.
+        assert mains[position].at - mains[position - 1].at > 2.0, why
+        # Reported once, and no loop: after the model's answer to it the agent stopped.
+        assert len(mains) == position + 1, why
+        assert len(outcome_lines(mains[-1], WAKE_LINE)) == 1, why
         no_outside_calls(model)
 
 
@@ -264,6 +267,8 @@ def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, 
                 time.sleep(0.2)
             second = session.prompt("please tell me what happened")
             assert not second.get("is_error"), second
+            third = session.prompt("please say if anything else ended")
+            assert not third.get("is_error"), third
         finally:
             code, err = session.close()
         why = f"exit {code} {err[-1500:]}\n{model.log.dump()}\nscript errors: {model.errors}"
@@ -276,4 +281,6 @@ def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, 
             [*lines, hook_text(request, PROMPT_LINE)],
         )
         assert position == before, why  # the second prompt's own first request
+        # Reported once: the third prompt's request has it only in the history.
+        assert len(outcome_lines(main_requests(model)[-1], PROMPT_LINE)) == 1, why
         no_outside_calls(model)
