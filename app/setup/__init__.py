@@ -90,6 +90,12 @@ def run_verb(args: argparse.Namespace) -> int:
         cwd=cwd,
     )
     plan = _planner(args.client)(where)
+    if not args.user and not args.remove and where.words != [launcher.NAME]:
+        plan.notes.append(
+            f"jobs-tui is not on PATH, so the project's files name {where.words[0]}: "
+            "a path of this machine (put jobs-tui on PATH and run setup again before you "
+            "commit them)"
+        )
     try:
         changes = apply.run(plan, args.remove, lambda path: report.shown(path, where))
     except SetupError as exc:

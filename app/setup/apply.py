@@ -27,7 +27,7 @@ class _Pending:
 def _setup_one(fp: FilePlan, book: dict[str, Any], notes: list[str], name: str) -> _Pending:
     text = files.read(fp.path)
     entry = ledger.entry(book, fp.path) or {}
-    earlier = entry.get("records", [])
+    earlier = entry.get("records", []) if text is not None else []
     if fp.syntax == "json":
         doc, style = jsonedit.parse(text or "", name)
         new_doc, records, changed, same, more = jsonedit.apply(doc, fp.items, earlier, name)
@@ -72,33 +72,61 @@ def run(plan: Plan, remove: bool, show: Callable[[Path], str] = str) -> list[Cha
     else:
         pending = [_setup_one(fp, book, notes, show(fp.path)) for fp in plan.files]
     plan.notes.extend(notes)
+    if remove:
+        _undo(pending, book)
+    else:
+        _write(pending, book)
+    return [p.change for p in pending]
+
+
+def _undo(pending: list[_Pending], book: dict[str, Any]) -> None:
+    """Write the files back, then drop their records (a failed write leaves its record, so
+    another --remove can still take it out)."""
     touched = False
-    for p in pending:  # every file merged: now write
+    emptied: list[Path] = []  # folders setup made for files it deleted: gone if empty
+    for p in pending:
         key = str(p.plan.path)
-        if remove:
-            entry = book["files"].get(key)
-            if p.change.change == "deleted":
-                files.delete(p.plan.path, [Path(d) for d in (entry or {}).get("dirs", [])])
-            elif p.new_text != p.text and p.new_text is not None:
-                files.write(p.plan.path, p.new_text)
-            if entry is not None and not p.change.left:
-                del book["files"][key]
-                touched = True
-            continue
+        entry = book["files"].get(key)
+        if p.change.change == "deleted":
+            files.delete(p.plan.path)
+            emptied += [Path(d) for d in (entry or {}).get("dirs", [])]
+        elif p.new_text != p.text and p.new_text is not None:
+            files.write(p.plan.path, p.new_text)
+        if entry is not None and not p.change.left:
+            del book["files"][key]
+            touched = True
+    files.prune(emptied)
+    if touched:
+        ledger.save(book)
+
+
+def _write(pending: list[_Pending], book: dict[str, Any]) -> None:
+    """Record what is about to be added, then write: a write that fails leaves a record
+    of an entry that is not there, which --remove passes over, never an entry of ours
+    without its record."""
+    writes = []
+    for p in pending:
         if p.change.change != "wrote":
             continue
+        key = str(p.plan.path)
+        if p.text is None and key in book["files"]:  # a new file: an earlier one's records
+            old = book["files"].pop(key)  # (it was deleted since) are void; its folders stay
+            book["files"][key] = {"created": True, "dirs": old.get("dirs", []), "records": []}
         entry = book["files"].setdefault(
             key, {"created": p.text is None, "dirs": [], "records": []}
         )
         dirs = files.missing_dirs(p.plan.path)
-        files.make_dirs(dirs)
-        entry["dirs"] = entry.get("dirs", []) + [str(d) for d in dirs]
-        files.write(p.plan.path, p.new_text or "")
+        entry["dirs"] = entry.get("dirs", []) + [
+            str(d) for d in dirs if str(d) not in entry["dirs"]
+        ]
         entry["records"] = _merged(entry.get("records", []), p.records)
-        touched = True
-    if touched:
-        ledger.save(book)
-    return [p.change for p in pending]
+        writes.append((p, dirs))
+    if not writes:
+        return
+    ledger.save(book)
+    for p, dirs in writes:
+        files.make_dirs(dirs)
+        files.write(p.plan.path, p.new_text or "")
 
 
 def _merged(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:

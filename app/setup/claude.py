@@ -7,7 +7,8 @@ records as `enabledMcpjsonServers` in `.claude/settings.local.json` (also read:
 in `~/.claude.json` (`claude mcp add -s user`), which needs no approval. Hooks:
 `hooks.<Event>` = `[{matcher?, hooks: [{type: "command", command, timeout}]}]` in a
 settings file, `timeout` in seconds; events UserPromptSubmit, PostToolUse, Stop.
-`CLAUDE_CONFIG_DIR` moves `~/.claude` and `~/.claude.json`.
+`CLAUDE_CONFIG_DIR` moves `~/.claude` and `~/.claude.json` (and a legacy
+`.claude/.config.json`, when there, is read instead of `.claude.json`).
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ def plan(where: Where) -> Plan:
     hook_items = hooks.members(where.words, "claude", EVENTS, launcher.STOP_TIMEOUT_S)
     key = JsonKey(("mcpServers", "jobs"), server(where.words), "mcpServers.jobs")
     if where.user:
+        claude_dir = Path(config_dir) if config_dir else where.home / ".claude"
+        legacy = claude_dir / ".config.json"  # read instead of .claude.json when it exists
         base = Path(config_dir) if config_dir else where.home
-        settings = (Path(config_dir) if config_dir else where.home / ".claude") / "settings.json"
+        global_file = legacy if legacy.exists() else base / ".claude.json"
         files = [
-            FilePlan(base / ".claude.json", "json", [key]),
-            FilePlan(settings, "json", hook_items),
+            FilePlan(global_file, "json", [key]),
+            FilePlan(claude_dir / "settings.json", "json", hook_items),
         ]
         notes = []
     else:

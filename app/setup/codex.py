@@ -9,8 +9,10 @@ project's `.codex/` (config.toml and hooks.json) is read only when
 `[projects."<root>"] trust_level = "trusted"` is in the user's config.toml: `codex mcp
 list` in an untrusted project shows no server. Hooks (feature `hooks`, stable and on,
 no flag needed) are `hooks.json` = `{"hooks": {"UserPromptSubmit"|"PostToolUse"|"Stop":
-[{hooks: [{type: "command", command, timeout}]}]}}`, `timeout` in seconds. `CODEX_HOME`
-moves `~/.codex`.
+[{hooks: [{type: "command", command, timeout}]}]}}`, `timeout` in seconds; one runs only
+once trusted: `[hooks.state."<hooks.json>:<event>:<group>:<handler>"] trusted_hash` in the
+user's config.toml (see `trusted_hash`; `codex app-server`'s `hooks/list` says
+"trusted"). `CODEX_HOME` moves `~/.codex`.
 """
 
 from __future__ import annotations
@@ -113,6 +115,11 @@ def plan(where: Where) -> Plan:
         )
     if not where.trust:
         notes.append("codex runs a hook only once trusted: trust jobs-tui's in codex's /hooks")
+    if not where.user and not (where.root / ".git").exists():
+        notes.append(
+            f"not a git checkout: codex looks for .codex/ above the folder it starts in only "
+            f"up to a .git, so start it in {where.root}"
+        )
     config = FilePlan(folder / "config.toml", "toml", config_items)
     plans = [config, FilePlan(hooks_file, "json", hook_items)]
     if user_items:

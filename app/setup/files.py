@@ -79,14 +79,19 @@ def write(path: Path, text: str) -> None:
         raise
 
 
-def delete(path: Path, dirs: list[Path]) -> None:
-    """Remove a file setup created, and the folders it created for it once empty."""
+def delete(path: Path) -> None:
+    """Remove a file setup created."""
     try:
         path.unlink()
     except FileNotFoundError:
         pass
-    for folder in reversed(dirs):
+
+
+def prune(dirs: list[Path]) -> None:
+    """Remove the folders setup created, deepest first, those that are empty now (one that
+    holds anything, someone else's or ours still, stays)."""
+    for folder in sorted(set(dirs), key=lambda d: len(d.parts), reverse=True):
         try:
             folder.rmdir()
         except OSError:
-            break  # not empty (or gone): it holds something of someone else's now
+            pass

@@ -34,7 +34,10 @@ def load() -> dict[str, Any]:
     except (OSError, ValueError):
         from .model import SetupError
 
-        raise SetupError(f"{path} (setup's own record) does not parse; nothing written") from None
+        raise SetupError(
+            f"{path} (setup's own record) does not parse; nothing written (remove it to "
+            "start over: --remove then knows nothing setup added)"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
         return {"version": 1, "files": {}}
     return data

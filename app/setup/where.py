@@ -15,7 +15,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Where:
     user: bool  # --user: the person's own config, not the project's
-    root: Path  # the project (also known with --user: Codex and Gemini trust it)
+    root: Path  # the project (--json names it with --user too)
     root_reason: str
     home: Path
     environ: dict[str, str]

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +32,7 @@ PACKAGES = {
     "gemini": ("gemini-cli", "@google/gemini-cli", 0, "gemini"),
     "opencode": ("opencode", "opencode-ai", 1, "opencode"),
 }
+APP_SERVER_WAIT_S = 90
 DROPPED = ("XDG_", "JOBS_TUI_", "CODEX_", "CLAUDE_", "GEMINI_", "ANTHROPIC_", "OPENAI_")
 
 
@@ -138,11 +142,18 @@ def _codex_app_server(home: Path, proj: Path, method: str) -> dict:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
         proc.stdin.flush()
-        for line in proc.stdout:
-            message = json.loads(line)
+        lines: queue.Queue[str] = queue.Queue()
+        reader = threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True)
+        reader.start()
+        deadline = time.monotonic() + APP_SERVER_WAIT_S
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = json.loads(lines.get(timeout=left))
+            except queue.Empty:
+                break
             if message.get("id") == 2:
                 return message
-        raise AssertionError("codex app-server ended without answering")
+        raise AssertionError(f"codex app-server gave no answer in {APP_SERVER_WAIT_S} s")
     finally:
         proc.kill()
         proc.wait(timeout=30)

@@ -133,16 +133,18 @@ def test_claude_user_scope(box: Box) -> None:
     assert "wrote ~/.claude.json (mcpServers.jobs)" in run.out
 
 
-def test_twice_changes_nothing_and_says_so(box: Box) -> None:
-    for client in CLIENTS:
-        first = box.setup(client)
-        assert first.code == 0, (client, first.err)
-        before = snapshot(box.home.parent)
-        second = box.setup(client)
-        assert second.code == 0, (client, second.err)
-        assert snapshot(box.home.parent) == before, client
-        assert "wrote" not in second.out, (client, second.out)
-        assert "unchanged" in second.out and "already set up" in second.out, second.out
+@pytest.mark.parametrize("client", CLIENTS)
+def test_twice_changes_nothing_and_says_so(box: Box, client: str) -> None:
+    first = box.setup(client)
+    assert first.code == 0, first.err
+    before = snapshot(box.home.parent)
+    ledger = (box.home / ".local" / "state" / "jobs-tui" / "setup.json").read_bytes()
+    second = box.setup(client)
+    assert second.code == 0, second.err
+    assert snapshot(box.home.parent) == before
+    assert (box.home / ".local" / "state" / "jobs-tui" / "setup.json").read_bytes() == ledger
+    assert "wrote" not in second.out, second.out
+    assert "unchanged" in second.out and "already set up" in second.out, second.out
 
 
 def test_merge_keeps_other_servers_keys_and_hooks(box: Box) -> None:
@@ -213,6 +215,7 @@ def test_unparsable_file_refused_and_untouched(box: Box, client: str) -> None:
     assert run.code == 2
     assert str(target.name) in run.err and "does not parse" in run.err
     assert snapshot(box.home.parent) == before  # nothing written, anywhere
+    assert not (box.home / ".local" / "state" / "jobs-tui" / "setup.json").exists()
 
 
 def test_unknown_client_lists_the_five(box: Box) -> None:
@@ -248,7 +251,14 @@ def test_codex_project_keeps_toml_comments_and_trusts_the_project(box: Box) -> N
     assert box.setup("codex", "--remove", **env).code == 0
     assert config.read_text() == text
     assert not (box.project / ".codex" / "hooks.json").exists()
-    assert not (box.home / ".codex" / "config.toml").exists()
+    assert not (box.home / ".codex").exists()  # the folder setup made, with both its files
+
+
+def test_codex_folder_made_for_two_files_goes_with_them(box: Box) -> None:
+    before = snapshot(box.home.parent)
+    assert box.setup("codex").code == 0
+    assert box.setup("codex", "--remove").code == 0
+    assert snapshot(box.home.parent) == before  # .codex/ (config.toml, hooks.json) gone
 
 
 def test_codex_user_scope_no_env_vars_when_unset(box: Box) -> None:
@@ -447,3 +457,38 @@ def test_hook_command_quotes_a_path_with_spaces() -> None:
 
     line = hook_command(["/opt/my tools/jobs-tui"], "stop", "codex")
     assert line == "'/opt/my tools/jobs-tui' hook stop --client codex"
+
+
+def test_a_file_deleted_since_setup_is_a_new_file_again(box: Box) -> None:
+    assert box.setup("cursor").code == 0
+    (box.project / ".cursor" / "mcp.json").unlink()
+    again = box.setup("cursor")
+    assert again.code == 0 and "wrote .cursor/mcp.json" in again.out
+    assert box.setup("cursor", "--remove").code == 0
+    assert not (box.project / ".cursor").exists()  # file and the folder setup made: gone
+
+
+def test_new_codex_files_are_private(box: Box) -> None:
+    assert box.setup("codex").code == 0
+    assert mode(box.home / ".codex") == 0o700
+    assert mode(box.home / ".codex" / "config.toml") == 0o600
+    assert mode(box.project / ".codex" / "hooks.json") == 0o600
+
+
+def test_written_by_rename_in_the_same_folder(box: Box) -> None:
+    path = box.project / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {}}\n')
+    inode = path.stat().st_ino
+    assert box.setup("cursor").code == 0
+    assert path.stat().st_ino != inode  # a new file put in place, not the old one rewritten
+    assert sorted(p.name for p in path.parent.iterdir()) == ["mcp.json"]  # no temp file left
+
+
+def test_claude_user_scope_follows_claude_config_dir(box: Box, tmp_path: Path) -> None:
+    config_dir = tmp_path / "claude-config"
+    run = box.setup("claude", "--user", CLAUDE_CONFIG_DIR=str(config_dir))
+    assert run.code == 0, run.err
+    assert "jobs" in read_json(config_dir / ".claude.json")["mcpServers"]
+    assert "Stop" in read_json(config_dir / "settings.json")["hooks"]
+    assert not (box.home / ".claude.json").exists()
