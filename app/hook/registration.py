@@ -121,6 +121,18 @@ def register(
     """Record this server for its agent's hooks: its session's registry file and the lock
     its writers take (the engine's names, so the hook computes none). None when it cannot:
     a server works without hooks."""
+    try:
+        return _register(session_id, registry_file, lock_file, wake_on_finish)
+    except Exception:  # never the server's problem: it serves without hooks then
+        return None
+
+
+def _register(
+    session_id: str,
+    registry_file: os.PathLike[str] | str,
+    lock_file: os.PathLike[str] | str,
+    wake_on_finish: bool,
+) -> str | None:
     registry_file, lock_file = os.path.abspath(registry_file), os.path.abspath(lock_file)
     me = proctree.myself()
     if me is None:
