@@ -94,8 +94,14 @@ def _private(path: str) -> bool:
 
 
 def _make_private(path: str) -> bool:
+    """`<state>/jobs-tui/agents`, made as needed: the state directory and its parents
+    too (a fresh HOME has no ~/.local), each new one 0700."""
     parent = os.path.dirname(path)
-    for level in (os.path.dirname(parent), parent, path):  # the state dir, jobs-tui, agents
+    try:
+        os.makedirs(os.path.dirname(parent), 0o700, exist_ok=True)
+    except OSError:
+        return False
+    for level in (parent, path):  # jobs-tui, agents
         try:
             os.mkdir(level, 0o700)
         except FileExistsError:
