@@ -113,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(words)
     except UsageError as exc:
         code = _fail(_words_namespace(words), exc, _verb_of(words))
+        if _verb_of(words) == "hook":
+            code = 1  # an agent's hook: exit 2 would block its prompt, tool result or stop
     except Exception as exc:  # parsing touches the environment (the cwd): never a traceback
         code = _fail(_words_namespace(words), _unexpected(exc), _verb_of(words))
     else:

@@ -190,7 +190,9 @@ class JobManager:
             self.registry.save()
 
     def pending_reports(self) -> list[JobRecord]:
-        """Own finished jobs whose finish has not been reported (seen) yet."""
+        """Own finished jobs whose finish has not been reported (seen) yet: by anyone of
+        this session, an agent's hook (another process) included, so our file first."""
+        self.registry.refresh_own()
         return [r for r in self.jobs(include_peers=False) if not r.running and not r.seen]
 
     def take_reports(self) -> list[JobRecord]:

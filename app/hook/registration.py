@@ -94,8 +94,14 @@ def _private(path: str) -> bool:
 
 
 def _make_private(path: str) -> bool:
+    """`<state>/jobs-tui/agents`, made as needed: the state directory and its parents
+    too (a fresh HOME has no ~/.local), each new one 0700."""
     parent = os.path.dirname(path)
-    for level in (os.path.dirname(parent), parent, path):  # the state dir, jobs-tui, agents
+    try:
+        os.makedirs(os.path.dirname(parent), 0o700, exist_ok=True)
+    except OSError:
+        return False
+    for level in (parent, path):  # jobs-tui, agents
         try:
             os.mkdir(level, 0o700)
         except FileExistsError:
@@ -121,6 +127,18 @@ def register(
     """Record this server for its agent's hooks: its session's registry file and the lock
     its writers take (the engine's names, so the hook computes none). None when it cannot:
     a server works without hooks."""
+    try:
+        return _register(session_id, registry_file, lock_file, wake_on_finish)
+    except Exception:  # never the server's problem: it serves without hooks then
+        return None
+
+
+def _register(
+    session_id: str,
+    registry_file: os.PathLike[str] | str,
+    lock_file: os.PathLike[str] | str,
+    wake_on_finish: bool,
+) -> str | None:
     registry_file, lock_file = os.path.abspath(registry_file), os.path.abspath(lock_file)
     me = proctree.myself()
     if me is None:

@@ -26,8 +26,13 @@ def say(message: str) -> None:
 
 
 def answer(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """The one JSON answer. A client that closed our stdout is gone (it timed the hook
+    out, or ended): nothing to tell, and no traceback."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        say("the client closed the hook's stdout; the answer was not delivered")
 
 
 def my_sessions() -> list[Registration]:
@@ -47,11 +52,20 @@ def my_sessions() -> list[Registration]:
     return found
 
 
-def run(event: str, client: str, limit: float) -> int:
+def read_stdin() -> bytes:
+    """All of it (a PostToolUse input carries the tool's whole response); nothing from a
+    terminal (a person running the hook by hand: that is no hook input, and no hang)."""
+    stdin = sys.stdin
     try:
-        raw = sys.stdin.buffer.read(8 * 1024 * 1024) if sys.stdin is not None else b""
+        if stdin is None or stdin.isatty():
+            return b""
+        return stdin.buffer.read()
     except (OSError, ValueError):
-        raw = b""
+        return b""
+
+
+def run(event: str, client: str, limit: float) -> int:
+    raw = read_stdin()
     try:
         hook = parse_input(client, event, raw)
     except BadInput as exc:

@@ -26,7 +26,6 @@ EVENT_NAMES: dict[str, dict[str, str]] = {
     "codex": {"prompt": "UserPromptSubmit", "tool": "PostToolUse", "stop": "Stop"},
     "gemini": {"prompt": "BeforeAgent", "tool": "AfterTool", "stop": "AfterAgent"},
 }
-MAX_INPUT = 8 * 1024 * 1024  # a tool response rides along in PostToolUse's input
 
 
 class BadInput(ValueError):

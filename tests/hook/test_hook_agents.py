@@ -205,12 +205,21 @@ def test_usage_errors_never_exit_with_a_blocking_code(tmp_path: Path) -> None:
         ["hook", "nap", "--client", "claude"],
         ["hook", "stop", "--client", "vim"],
         ["hook", "stop", "--client", "claude", "--limit", "-3"],
+        ["--session", "x", "hook", "tool", "--client", "vim"],  # through the common parser
     ):
         run = subprocess.run(
             [*ENTRY, *words], input="{}", capture_output=True, text=True, timeout=60
         )
         assert run.returncode == 1 and run.stdout == "", (words, run)
-        assert "jobs-tui hook" in run.stderr, run
+        assert "jobs-tui" in run.stderr and ("--client" in run.stderr or "EVENT" in run.stderr)
+    run = subprocess.run(
+        [*ENTRY, "--session", "x", "hook", "tool", "--client", "gemini"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (run.returncode, run.stdout) == (0, ""), run
 
 
 @pytest.mark.slow  # the lock is checked deterministically below; this is the real thing

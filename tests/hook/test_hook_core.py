@@ -186,3 +186,46 @@ def test_registration_names_the_server_and_its_agent(tmp_path: Path) -> None:
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def test_a_server_without_the_state_variable_is_found_through_home(tmp_path: Path) -> None:
+    """Codex gives its servers HOME but no XDG_STATE_HOME: the server registers under
+    HOME (making ~/.local/state), and a hook that has the variable looks there too."""
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    base = {k: v for k, v in os.environ.items() if k != "XDG_STATE_HOME"} | {"HOME": str(home)}
+    code = (
+        "import sys; from jobs_tui.app.hook.registration import register, unregister;"
+        "p = register('mcp-y', sys.argv[1] + '/registry-0b.json', sys.argv[1] + '/persist-0b.lock',"
+        " False); print(p, flush=True); sys.stdin.readline(); unregister(p)"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=base,
+    )
+    try:
+        assert server.stdout is not None and server.stdin is not None
+        path = server.stdout.readline().strip()
+        assert path.startswith(str(home / ".local" / "state" / "jobs-tui" / "agents")), path
+        look = (
+            "from jobs_tui.app.hook import registration;"
+            "print([e.path for e in registration.read_all()])"
+        )
+        hook = subprocess.run(
+            [sys.executable, "-c", look],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=base | {"XDG_STATE_HOME": str(tmp_path / "xdg")},
+        )
+        assert path in hook.stdout, hook
+        server.stdin.write("\n")
+        server.stdin.flush()
+        server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
