@@ -42,6 +42,7 @@ class Request:
     body: Any = None
     known: bool = True
     at: float = field(default_factory=time.monotonic)
+    wall: float = field(default_factory=time.time)  # to compare with a record's times
 
     def strings(self) -> Iterator[str]:
         """Every string in the body (keys excluded), depth first: what a model would read."""

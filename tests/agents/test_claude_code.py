@@ -24,6 +24,7 @@ from .claude_box import (
     JOBS_TUI,
     PREFIX,
     claude_bin,
+    conversation,
     diagnose,
     first_seen,
     hook_text,
@@ -284,3 +285,98 @@ def test_a_jobs_finish_reaches_the_model_with_the_next_prompt(claude_bin: Path, 
         # Reported once: the third prompt's request has it only in the history.
         assert len(outcome_lines(main_requests(model)[-1], PROMPT_LINE)) == 1, why
         no_outside_calls(model)
+
+
+AGENT_A_MARK = "agent-a-47"
+
+
+def agent_a_script(turn: Turn) -> Reply:
+    """A: a long job, a short one, then a wait on the long one: A's next hook after the
+    short one's start runs only at the end of that wait, well after the short one ended
+    (and after B's hook ran)."""
+    results = turn.results()
+    if not results:
+        return Reply.call(PREFIX + "job_start", command="sleep 14", label="a-long")
+    if len(results) == 1:
+        command = "sleep 3; echo agent-a-$((40+7)); exit 4"
+        return Reply.call(PREFIX + "job_start", command=command, label="a-short")
+    if len(results) == 2:
+        return Reply.call(PREFIX + "job_wait", id=job_id(results[0].text), timeoutMs=60000)
+    return Reply.say("a done")
+
+
+def agent_b_script(turn: Turn) -> Reply:
+    """B, at the same time in the same project: a wait that ends after A's short job did,
+    and before A's wait does, so B's tool hook runs while A's finish is still unreported."""
+    results = turn.results()
+    if not results:
+        return Reply.call(PREFIX + "job_start", command="sleep 8", label="b-long")
+    if len(results) == 1:
+        return Reply.call(PREFIX + "job_wait", id=job_id(results[0].text), timeoutMs=60000)
+    return Reply.say("b done")
+
+
+def test_two_agents_in_one_project_each_hear_only_of_their_own_jobs(
+    claude_bin: Path, tmp_path: Path
+):
+    with (
+        FakeModel(AnthropicSpeaker(), agent_a_script) as model_a,
+        FakeModel(AnthropicSpeaker(), agent_b_script) as model_b,
+    ):
+        box = sandbox(tmp_path, model_a)
+        install(claude_bin, box)
+        # Same user, HOME, state folder, project and registry; only the model differs.
+        env_b = dict(box.env)
+        for name in (
+            "ANTHROPIC_BASE_URL",
+            "HTTPS_PROXY",
+            "HTTP_PROXY",
+            "https_proxy",
+            "http_proxy",
+        ):
+            env_b[name] = model_b.url
+        runs = []
+        for name, env in (("a", box.env), ("b", env_b)):
+            debug = box.home / f"claude-debug-{name}.log"
+            command = [str(claude_bin), "-p", f"agent {name}", "--allowedTools", "mcp__jobs"]
+            runs.append(
+                subprocess.Popen(
+                    [*command, "--debug-file", str(debug)],
+                    cwd=box.project,
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        outputs = [run.communicate(timeout=240) for run in runs]
+        why = (
+            f"{[r.returncode for r in runs]} {outputs}\nA:\n{conversation(model_a)}\n"
+            f"B:\n{conversation(model_b)}\nerrors: {model_a.errors} {model_b.errors}"
+        )
+        assert [r.returncode for r in runs] == [0, 0], why
+        assert not model_a.errors and not model_b.errors, why
+        assert len(model_b.main_turns()[-1].results()) == 2, why  # B did wait, past A's end
+        seen = first_seen(model_a, AGENT_A_MARK)
+        assert seen, why  # A heard of its own job, through its tool hook
+        position, request, lines = seen
+        report(
+            f"agent A's finish in A's main request #{position}; B's requests: none",
+            [*lines, hook_text(request, AGENT_A_MARK)],
+        )
+        assert not model_b.log.find(AGENT_A_MARK), why  # B never did
+        # And B's hook had its chance: it ran after A's short job ended, before A was told
+        # (the request after B's wait came between the two).
+        status = subprocess.run(
+            [JOBS_TUI, "--json", "status", job_id(model_a.main_turns()[-1].results()[1].text)],
+            cwd=box.project,
+            env=box.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        ended = json.loads(status.stdout)["job"]["finishedAt"] / 1000
+        b_after_wait = model_b.main_turns()[-1].request.wall
+        assert ended < b_after_wait < request.wall, (ended, b_after_wait, request.wall, why)
+        no_outside_calls(model_a)
+        no_outside_calls(model_b)
