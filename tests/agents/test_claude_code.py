@@ -9,6 +9,8 @@ server's tools with `--allowedTools mcp__jobs`. What the model saw is read from 
 request log: the tools Claude Code offered it, each tool result, and the context its
 hooks added. Run with `python -m pytest -m agents tests/agents/test_claude_code.py -s`
 to see the figures (the tools listed, the request-log line where a finish arrived).
+The sandbox and the readers of the log are claude_box.py; the stream-json session is in
+claude_drivers.py; the channel (interactive screen) test is test_claude_code_channel.py.
 """
 
 from __future__ import annotations
