@@ -73,6 +73,8 @@ def test_claude_code_offers_the_model_every_jobs_tool(claude_bin: Path, tmp_path
             [f"{len(offered)}: {', '.join(offered)}", *readiness(box)],
         )
         assert offered == served, diagnose(model, done, box)
+        debug = (box.home / "claude-debug.log").read_text(errors="replace")
+        assert "Skipping tool" not in debug, [ln for ln in debug.splitlines() if "Skipping" in ln]
         no_outside_calls(model)
         assert not model.errors, model.errors
 
@@ -112,7 +114,8 @@ def test_a_scripted_session_sees_each_result(claude_bin: Path, tmp_path: Path):
         assert list(results) == ["job_start", "job_wait", "job_logs", "job_kill"], why
         assert not any(r.is_error for r in results.values()), why
         report(
-            "session results the model read", [f"{n}: {r.text[:200]!r}" for n, r in results.items()]
+            "session results the model read (characters)",
+            [f"{n} ({len(r.text)}): {r.text[:200]!r}" for n, r in results.items()],
         )
         assert READY in results["job_wait"].text, why  # the match, not a timeout
         assert "timeout" not in results["job_wait"].text, why
