@@ -71,13 +71,17 @@ class EpilogFormatter(Formatter):
 EPILOGS = {
     "wait": (
         "exit status:\n"
-        "  0     a line matched --until (the line is printed on stdout)\n"
-        "  124   --timeout-ms passed first\n"
+        "  0     a line matched --until (the line is printed on stdout), or the job's\n"
+        "        process tree listens on --port (the job keeps running)\n"
+        "  124   --timeout-ms passed first (the jobs keep running)\n"
         "  N     one ID: the job's own code (128+N after signal N; 125 if not recorded)\n"
         "        --any: the code of the first job to end\n"
         "        several IDs: 0 if every job succeeded, else the first failing code in\n"
         "        the order given\n"
-        "  2, 3  a bad argument (a bad --until names it), an unknown ID"
+        "  2, 3  a bad argument (a bad --until names it), an unknown ID\n"
+        "\n"
+        "So `jobs-tui wait j3 --timeout-ms 600000` run as a background shell command (Claude\n"
+        "Code's run_in_background) ends with the job's own code, and its harness reports it."
     ),
 }
 
@@ -168,6 +172,7 @@ VERBS: dict[str, str] = {
     "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
     "serve": "serve the jobs screen to a browser (one app per tab; the URL carries a token)",
     "setup": "register jobs-tui mcp (and hooks) with claude, codex, gemini, opencode or cursor",
+    "hook": "run by an agent client's hooks: this agent's finished jobs, wake at stop",
 }
 
 
@@ -321,6 +326,12 @@ def _wait(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--from-start", action="store_true", help="with --until: search the output from its start"
     )
+    p.add_argument(
+        "--port",
+        type=whole,
+        metavar="N",
+        help="return when a job's process tree listens on this TCP port (1-65535)",
+    )
     p.add_argument("--timeout-ms", type=whole, help="how long to wait (default 30000, max 600000)")
 
 
@@ -354,6 +365,12 @@ def _mcp(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
+def _hook(p: argparse.ArgumentParser) -> None:
+    from .hook import add_arguments
+
+    add_arguments(p)
+
+
 def _serve(p: argparse.ArgumentParser) -> None:
     from .serve import add_arguments
 
@@ -383,6 +400,7 @@ _VERB_ARGS = {
     "mcp": _mcp,
     "serve": _serve,
     "setup": _setup,
+    "hook": _hook,
 }
 
 

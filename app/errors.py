@@ -59,6 +59,7 @@ FLAGS: dict[str, dict[str, str]] = {
         "ids": "ID",
         "mode": "--any",
         "fromStart": "--from-start",
+        "port": "--port",
     },
     "logs": {
         "lines": "--lines",

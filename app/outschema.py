@@ -269,21 +269,28 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
             {
                 "job": JOB_RECORD,
                 "jobs": jobs,
-                "reason": {"enum": ["match", "finished", "timeout"]},
+                "reason": {"enum": ["match", "port", "finished", "timeout"]},
                 "match": {
                     "type": "object",
                     "required": ["jobId", "line", "offset"],
                     "properties": {"jobId": _STR, "line": _STR, "offset": _COUNT},
                     "additionalProperties": False,
                 },
+                "listening": {
+                    "type": "object",
+                    "required": ["jobId", "port"],
+                    "properties": {"jobId": _STR, "port": {"type": "integer"}},
+                    "additionalProperties": False,
+                },
                 "timedOut": _BOOL,
                 "cancelled": _BOOL,
             },
             ["job", "timedOut"],
-            text="`job`: the job the outcome is about (matched, first to end, first failed). "
-            "exit: 0 on a --until match, 124 timed out; else one job's code (128+N after "
-            "signal N, 125 not recorded); --any: the first to end's; several: 0 if all "
-            "succeeded, else the first failing code in the order asked.",
+            text="`job`: the job the outcome is about (matched, listening, first to end, first "
+            "failed). exit: 0 on a --until match or a --port listening, 124 timed out; else "
+            "one job's code (128+N after signal N, 125 not recorded); --any: the first to "
+            "end's; several: 0 if all succeeded, else the first failing code in the order "
+            "asked.",
         ),
         "restart": _result(
             "restart",

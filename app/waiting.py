@@ -1,8 +1,10 @@
-"""`wait ID... [--any] [--until REGEX] [--from-start] [--timeout-ms N]` and its exit status.
+"""`wait ID... [--any] [--until REGEX] [--from-start] [--port N] [--timeout-ms N]` and
+its exit status.
 
 One typed call (`JobManager.wait_many`), which wakes on the jobs' own events and reads
 only new output. The exit status (README, "Command line"; `jobs-tui wait --help`):
-0 when a line matched `--until`; 124 when the timeout passed first; otherwise the ended
+0 when a line matched `--until` or a job's tree listens on `--port`; 124 when the
+timeout passed first; otherwise the ended
 jobs' codes: one job, its own code (128+N after signal N, 125 if none was recorded);
 `--any`, the code of the first job to end; several jobs, 0 if every one succeeded, else
 the first failing code in the order asked.
@@ -42,7 +44,7 @@ def first_to_end(jobs: list[JobRecord]) -> JobRecord | None:
 
 def wait_code(reason: str, jobs: list[JobRecord], mode: str) -> int:
     """The exit status of a wait that ended for `reason` ("match", "timeout", "finished")."""
-    if reason == "match":
+    if reason in ("match", "port"):
         return EXIT_OK
     if reason == "timeout":
         return EXIT_TIMEOUT
@@ -79,6 +81,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
         from_start=args.from_start,
         timeout_ms=timeout_ms,
         screen_scanner=scanner,
+        port=getattr(args, "port", None),
     )
     code = wait_code(result.reason, result.jobs, mode)
     about = _about(result, mode)
@@ -94,9 +97,14 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
             "line": result.match.line,
             "offset": result.match.offset,
         }
+    if result.listening is not None:
+        details["listening"] = {"jobId": result.listening, "port": args.port}
     if args.json:
         return emit(args, details, "", code)
     now = human.now_ms()
+    if result.listening is not None:  # the job on stderr, as a match's is
+        printing.err(human.outcome_line(about, now) + f" · listening :{args.port}")
+        return code
     if result.match is not None:  # the line on stdout (for a script), the job on stderr
         printing.line(human.safe(result.match.line, 4000))
         printing.err(human.outcome_line(about, now) + " · matched")
@@ -116,6 +124,8 @@ def _about(result: Any, mode: str) -> JobRecord:
     jobs: list[JobRecord] = result.jobs
     if result.match is not None:
         return next((r for r in jobs if r.id == result.match.job_id), jobs[0])
+    if result.listening is not None:
+        return next((r for r in jobs if r.id == result.listening), jobs[0])
     if mode == "any":
         return first_to_end(jobs) or jobs[0]
     failed = [r for r in jobs if not r.running and job_code(r) != EXIT_OK]

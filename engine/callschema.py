@@ -41,6 +41,7 @@ MAX_WAIT_IDS = 100  # jobs one wait names at most
 MAX_UNTIL = 1000  # characters of a regex (`until`, `grep`)
 MAX_CONTEXT = 20  # lines of context around a grep match, each side
 MAX_SEARCH = 1000  # matching lines one search returns at most
+MAX_PORT = 65535
 
 START_TIMEOUT: dict[str, Any] = {"minimum": 1, "maximum": MAX_START_TIMEOUT_MS}  # start's
 WAIT_TIMEOUT: dict[str, Any] = {"minimum": 0, "maximum": MAX_WAIT_MS}  # wait's
@@ -199,6 +200,13 @@ _JOB_PROPERTIES: dict[str, Any] = {
         "type": "boolean",
         "description": "wait with until: search from the job's start, not from now.",
     },
+    "port": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_PORT,
+        "description": "wait: return as soon as the job's process tree listens on this TCP "
+        "port (the job keeps running).",
+    },
     "grep": {
         "type": "string",
         "minLength": 1,
@@ -306,18 +314,13 @@ def _job_rules() -> list[dict[str, Any]]:
             "wait",
             {
                 "properties": only(
-                    {"id", "ids", "mode", "until", "fromStart", "timeoutMs"},
+                    {"id", "ids", "mode", "until", "fromStart", "port", "timeoutMs"},
                     f,
                     timeoutMs=WAIT_TIMEOUT,
                 ),
                 "dependentRequired": {"fromStart": ["until"]},
-                "allOf": [
-                    {
-                        "description": "wait needs id (one job) or ids (several)",
-                        "anyOf": [{"required": ["id"]}, {"required": ["ids"]}],
-                    },
-                    {"not": {"required": ["id", "ids"]}},
-                ],
+                # neither id nor ids: the session's running jobs, until the first ends
+                "allOf": [{"not": {"required": ["id", "ids"]}}],
             },
         ),
         when("action", "restart", {"required": ["id"], "properties": only({"id"}, f)}),

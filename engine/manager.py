@@ -183,12 +183,16 @@ class JobManager:
             self._mark_seen(record)
 
     def _mark_seen(self, record: JobRecord) -> None:
+        """Written at once, not at the next heartbeat: another process of the session (an
+        agent's hook, run right after the call that reported it) must not report it again."""
         if not record.running and self.is_own(record) and not record.seen:
             record.seen = True
-            self.registry.mark_dirty()
+            self.registry.save()
 
     def pending_reports(self) -> list[JobRecord]:
-        """Own finished jobs whose finish has not been reported (seen) yet."""
+        """Own finished jobs whose finish has not been reported (seen) yet: by anyone of
+        this session, an agent's hook (another process) included, so our file first."""
+        self.registry.refresh_own()
         return [r for r in self.jobs(include_peers=False) if not r.running and not r.seen]
 
     def take_reports(self) -> list[JobRecord]:
@@ -320,9 +324,11 @@ class JobManager:
         from_start: bool = False,
         timeout_ms: int = 30_000,
         screen_scanner: ScreenScanner | None = None,
+        port: int | None = None,
     ) -> WaitResult:
         """Wait for several jobs (`mode` any: the first to end; all: every one), or with
-        `until` (a Python regex) for the first line of their output that matches.
+        `until` (a Python regex) for the first line of their output that matches, or with
+        `port` until one's process tree listens on that TCP port (reason "port").
 
         Lines are searched from the call's start, or from each job's start with
         `from_start`; the match carries the line (sanitized) and its absolute offset, the
@@ -342,6 +348,7 @@ class JobManager:
             from_start=from_start,
             timeout_ms=timeout_ms,
             screen_scanner=screen_scanner,
+            port=port,
         )
 
     async def kill(

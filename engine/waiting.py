@@ -3,6 +3,8 @@
 `wait_many` wakes only when something happened: the shim's output and finish events
 (through the manager's subscribers), the log file growing (inotify on Linux, see
 `logwatch`), or, for a peer's job that no link reports, a slow look at the registry.
+A `port` condition is the exception: the kernel tells no one when a socket starts to
+listen, so that part looks every `portwatch.PORT_POLL_S`.
 Each wake reads only the bytes written since the last read (a `LogFollower`, whose
 absolute position survives rotation); `LineScanner` joins lines that arrive in pieces,
 so a line split across reads still matches as one.
@@ -37,7 +39,7 @@ SETTLE_S = 0.002  # after a wake, let a burst of writes land before reading (one
 LINE_WINDOW = 64 * 1024  # how far back the start of the line in progress is looked for
 READ_STEP = 1 << 20  # bytes read per step; a waiter that fell far behind reads in steps
 
-Reason = Literal["match", "finished", "timeout"]
+Reason = Literal["match", "port", "finished", "timeout"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class WaitResult:
     jobs: list[JobRecord]  # every waited job's record as it is now, in the order asked
     reason: Reason
     match: LineMatch | None = None  # set when reason == "match"
+    listening: str | None = None  # reason == "port": the job whose tree listens on it
 
     @property
     def timed_out(self) -> bool:
@@ -201,6 +204,7 @@ async def wait_many(
     from_start: bool = False,
     timeout_ms: int = 30_000,
     screen_scanner: ScreenScanner | None = None,
+    port: int | None = None,
 ) -> WaitResult:
     """See `JobManager.wait_many`."""
     wanted = check_ids(ids)
@@ -208,6 +212,12 @@ async def wait_many(
         raise InvalidArgument(f"mode {quote(mode)} is not one of 'any', 'all'", "mode")
     pattern = compile_until(until)
     check("fromStart", from_start)
+    port = check("port", port)
+    ports = None
+    if port is not None:
+        from .portwatch import PortWatch
+
+        ports = PortWatch(port)
     timeout_ms = check("timeoutMs", timeout_ms, **WAIT_TIMEOUT)
     watches = [_Watch(jm.get(job_id), None, None) for job_id in wanted]
     if pattern is not None:
@@ -246,6 +256,10 @@ async def wait_many(
                 found = await _scan_all(watches)
                 if found is not None:
                     return _result(jm, watches, "match", found)
+            if ports is not None:
+                listening = await ports.listener([w.record for w in watches])
+                if listening is not None:
+                    return _result(jm, watches, "port", None, listening)
             # With `until`, a job counts as ended once its output was read to the end
             # after its end was seen (`done`): an end that arrives during a read waits
             # for the next pass, which tests the job's last unterminated line.
@@ -256,6 +270,10 @@ async def wait_many(
             if left <= 0:
                 return _result(jm, watches, "timeout", None)
             step = left
+            if ports is not None:
+                from .portwatch import PORT_POLL_S
+
+                step = min(step, PORT_POLL_S)
             if peers:
                 step = min(step, PEER_POLL_S)
             elif pattern is not None and (logwatch is None or not logwatch.active):
@@ -310,9 +328,13 @@ async def _scan_all(watches: list[_Watch]) -> LineMatch | None:
 
 
 def _result(
-    jm: JobManager, watches: list[_Watch], reason: Reason, match: LineMatch | None
+    jm: JobManager,
+    watches: list[_Watch],
+    reason: Reason,
+    match: LineMatch | None,
+    listening: str | None = None,
 ) -> WaitResult:
     for watch in watches:
         if not watch.record.running:
             jm.mark_seen(watch.record.id)
-    return WaitResult([w.record for w in watches], reason, match)
+    return WaitResult([w.record for w in watches], reason, match, listening)

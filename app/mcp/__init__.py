@@ -43,6 +43,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the vocabulary to serve: job (job_start, ...; default), exec_command, process",
     )
     p.add_argument(
+        "--channel",
+        action="store_true",
+        help="declare Claude Code's claude/channel capability and send each finish of this "
+        "session's jobs as a channel message (launch Claude Code with "
+        "--dangerously-load-development-channels server:NAME; see README)",
+    )
+    p.add_argument(
         "--max-output-bytes",
         type=_limit,
         default=DEFAULT_LIMIT,
@@ -61,10 +68,10 @@ def run_verb(args: argparse.Namespace) -> int:
 
     from .handshake import answer_early, tool_listing
 
-    early = answer_early()
+    early = answer_early(args.channel)
     try:
         if early.expected:  # initialize was answered: a tools/list may come at once
-            early.lines.offer_tools(tool_listing(args.tools))
+            early.lines.offer_tools(tool_listing(args.tools, args.channel))
         from .server import Options, run
 
         options = Options(
@@ -73,6 +80,7 @@ def run_verb(args: argparse.Namespace) -> int:
             registry_dir=args.registry_dir,
             limit=args.max_output_bytes,
             cwd=os.getcwd(),
+            channel=args.channel,
         )
         return run(options, early)
     finally:

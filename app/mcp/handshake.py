@@ -28,25 +28,30 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .early import Lines, claim, plain_id, write_all
+from .wording import instructions
 
 # the SDK's `mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS` (a test keeps them equal)
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
 SERVER_NAME = "jobs-tui"
-INSTRUCTIONS = (
-    "jobs-tui runs shell commands as durable background jobs (own process group, tree "
-    "kill, rotating logs, exact exit codes). Start long commands with job_start instead of "
-    "running them in the foreground; you get a log notification when each finishes, so do "
-    "not poll: use job_wait (optionally `until` a regex matches a line) or carry on. Read "
-    "output with job_logs (grep, since). All output is sanitized and bounded. The person "
-    "beside you sees the same jobs live in `jobs-tui`."
-)
+INSTRUCTIONS = instructions(False)
+CHANNEL = "claude/channel"  # Claude Code's experimental capability: finishes as messages
 # what the SDK derives from the handlers `server.JobsMcp` registers (a test compares)
 CAPABILITIES: dict[str, Any] = {
     "logging": {},
     "resources": {"listChanged": False, "subscribe": True},
     "tools": {"listChanged": False},
 }
+
+
+def capabilities(channel: bool = False) -> dict[str, Any]:
+    """The capabilities, with `experimental["claude/channel"]` under `--channel` (a copy)."""
+    found = json.loads(json.dumps(CAPABILITIES))
+    if channel:
+        found["experimental"] = {CHANNEL: {}}
+    return found
+
+
 READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
 DESTRUCTIVE = {"kill", "clear", "restart", "kill_session"}
 FIRST_LINE_LIMIT = 1 << 20  # a first line longer than this is the SDK's to read
@@ -89,11 +94,11 @@ def _metadata_version(directory: str) -> str | None:
     return None
 
 
-def initialize_result(requested: str, version: str) -> dict[str, Any]:
+def initialize_result(requested: str, version: str, channel: bool = False) -> dict[str, Any]:
     """The `result` of `initialize` as the SDK writes it (same keys, same values)."""
     return {
-        "capabilities": json.loads(json.dumps(CAPABILITIES)),  # a copy nobody can alter
-        "instructions": INSTRUCTIONS,
+        "capabilities": capabilities(channel),
+        "instructions": instructions(channel),
         "protocolVersion": requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE,
         "serverInfo": {"name": SERVER_NAME, "title": SERVER_NAME, "version": version},
     }
@@ -118,13 +123,13 @@ def listed_tool(spec: Any) -> dict[str, Any]:
     return tool
 
 
-def tool_listing(vocabulary: str) -> list[dict[str, Any]] | None:
+def tool_listing(vocabulary: str, channel: bool = False) -> list[dict[str, Any]] | None:
     """The `tools` of `tools/list` for this vocabulary; None if it cannot be built here
     (then the SDK answers: a listing is never guessed)."""
     try:
         from .tooltable import tool_table
 
-        return [listed_tool(spec) for spec in tool_table(vocabulary).values()]
+        return [listed_tool(spec) for spec in tool_table(vocabulary, channel).values()]
     except Exception:
         return None
 
@@ -169,6 +174,8 @@ _TASKS = {
         },
     ),
 }
+# clientInfo's optional string fields (Claude Code sends all three)
+_INFO_OPTIONAL = ("title", "description", "websiteUrl")
 _CAPABILITIES = {
     "roots": _roots,
     "sampling": lambda s: _objects(s, {"context": None, "tools": None}),
@@ -195,7 +202,7 @@ def plain_initialize(message: Any) -> bool:
         and isinstance(params, dict)
         and set(params) == {"protocolVersion", "capabilities", "clientInfo"}
         and isinstance(params["protocolVersion"], str)
-        and _strings(params["clientInfo"], ("name", "version"), ("title", "description"))
+        and _strings(params["clientInfo"], ("name", "version"), _INFO_OPTIONAL)
         and _objects(params["capabilities"], _CAPABILITIES)
     )
 
@@ -234,9 +241,10 @@ class Early:
         self.restore.clear()
 
 
-def answer_early() -> Early:
+def answer_early(channel: bool = False) -> Early:
     """Claim stdin and stdout, read the first line, and answer it if it is a plain
-    `initialize`; stdin's thread then reads on (see `early.Lines`).
+    `initialize` (as the server the flags make: `--channel`); stdin's thread then reads
+    on (see `early.Lines`).
 
     Blocks until the first line (clients write `initialize` as soon as they spawn us);
     SIGINT meanwhile is a KeyboardInterrupt, as it is during the imports that follow."""
@@ -249,7 +257,8 @@ def answer_early() -> Early:
     expected: dict[str, dict[str, Any]] = {}
     prefix = f"jobs-tui-early-{os.getpid()}-{os.urandom(6).hex()}"
     if stdout_fd >= 0 and plain_initialize(message):
-        result = initialize_result(message["params"]["protocolVersion"], server_version())
+        version = server_version()
+        result = initialize_result(message["params"]["protocolVersion"], version, channel)
         answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
         try:
             write_all(stdout_fd, json.dumps(answer, ensure_ascii=False).encode() + b"\n")

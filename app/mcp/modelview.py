@@ -66,6 +66,13 @@ _MATCH: dict[str, Any] = {
     "properties": {"id": {**_STR, "description": "A wait on ids: which job."}, "line": _STR},
     "additionalProperties": False,
 }
+_LISTENING: dict[str, Any] = {
+    "type": "object",
+    "description": "port: the job whose tree listens, and the port.",
+    "required": ["port"],
+    "properties": {"id": {**_STR, "description": "A wait on ids: which job."}, "port": _INT},
+    "additionalProperties": False,
+}
 ACTION_FIELDS: dict[str, dict[str, Any]] = {
     "start": {},
     "list": {"problems": {"type": "array", "items": _STR}},
@@ -88,10 +95,13 @@ ACTION_FIELDS: dict[str, dict[str, Any]] = {
     },
     "wait": {
         "reason": {
-            "enum": ["timeout", "cancelled"],
-            "description": "Why the wait ended short; absent when the job finished or matched.",
+            "enum": ["timeout", "cancelled", "port", "none-running"],
+            "description": "Absent when the job finished (its status says so) or matched: "
+            "timeout or cancelled (it keeps running: call job_wait again), port (it "
+            "listens), none-running (a wait with no id, and no job of yours runs).",
         },
         "match": _MATCH,
+        "listening": _LISTENING,
     },
     "restart": {"restartOf": {**_STR, "description": "The id the new job replaces."}},
     "clear": {"cleared": _COUNT, "ids": {"type": "array", "items": _STR}},
@@ -205,8 +215,9 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
 
 
 def _wait_fields(details: dict[str, Any]) -> dict[str, Any]:
-    """`reason` when the wait ended short of what was asked (timeout, cancelled); a
-    finish is the job's status, a match is `match` (its `id` only on a wait on `ids`)."""
+    """`reason` when the wait ended short of what was asked (timeout, cancelled), on a
+    port or with nothing to wait for; a finish is the job's status, a match is `match`
+    and a port `listening` (each one's `id` only on a wait on `ids`)."""
     out: dict[str, Any] = {}
     match = details.get("match")
     if isinstance(match, dict) and isinstance(match.get("line"), str):
@@ -215,10 +226,18 @@ def _wait_fields(details: dict[str, Any]) -> dict[str, Any]:
         if "job" not in details and isinstance(which, str):
             found = {"id": which, **found}
         out["match"] = found
+    listening = details.get("listening")
+    if isinstance(listening, dict) and isinstance(listening.get("port"), int):
+        heard: dict[str, Any] = {"port": listening["port"]}
+        if "job" not in details and isinstance(listening.get("id"), str):
+            heard = {"id": listening["id"], **heard}
+        out["listening"] = heard
     if details.get("cancelled"):
         out["reason"] = "cancelled"
     elif details.get("timedOut"):
         out["reason"] = "timeout"
+    elif details.get("reason") in ("port", "none-running"):
+        out["reason"] = details["reason"]
     return out
 
 

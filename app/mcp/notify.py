@@ -1,7 +1,10 @@
 """Being told: job events become MCP notifications, without the client polling.
 
 - A job of this session finishes: `notifications/message` (level `info` on success,
-  `warning` otherwise) whose data is the outcome line, at once.
+  `warning` otherwise) whose data is the outcome line, at once; with `--channel`, also
+  Claude Code's `notifications/claude/channel` (`content`: that line; `meta`: job_id,
+  status, exit_code or signal, strings under identifier keys as Claude Code requires),
+  which it shows its model as a `<channel source="jobs" job_id="j4" ...>` message.
 - A subscribed resource changed: `notifications/resources/updated` at once on a start or
   a finish, at most once a second per resource on new output (a burst of output is one
   update at the end of the second, never lost).
@@ -41,6 +44,7 @@ logger = logging.getLogger(__name__)
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 OUTPUT_INTERVAL_S = 1.0  # resources/updated for new output: at most once a second each
 JOBS_URI = "jobs://jobs"
+CHANNEL_METHOD = "notifications/claude/channel"
 
 
 def job_uri(job_id: str) -> str:
@@ -55,6 +59,17 @@ def finish_level(record: JobRecord) -> str:
     return "info" if record.status is JobStatus.EXITED else "warning"
 
 
+def channel_meta(record: JobRecord) -> dict[str, str]:
+    """The `<channel>` tag's attributes: identifier keys, string values (Claude Code drops
+    any other key)."""
+    meta = {"job_id": record.id, "status": record.status.value}
+    if record.exit_code is not None and record.status is not JobStatus.KILLED:
+        meta["exit_code"] = str(record.exit_code)
+    if record.signal:
+        meta["signal"] = sanitize_line(str(record.signal), 20)
+    return meta
+
+
 def finish_text(record: JobRecord) -> str:
     """The outcome line, and the last output line of a job that did not succeed."""
     text = outcome(record.to_json())
@@ -66,9 +81,16 @@ def finish_text(record: JobRecord) -> str:
 class Notifier:
     """Turns the session's JobEvents into notifications; one per server process."""
 
-    def __init__(self, manager: JobManager, *, interval_s: float = OUTPUT_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        manager: JobManager,
+        *,
+        interval_s: float = OUTPUT_INTERVAL_S,
+        channel: bool = False,
+    ) -> None:
         self.jm = manager
         self.interval_s = interval_s
+        self.channel = channel
         self.session: ServerSession | None = None  # the handshake-era connection's
         self.min_level = 0  # logging/setLevel: debug (everything) until the client says
         self.subscribed: set[str] = set()
@@ -109,6 +131,8 @@ class Notifier:
                 # a terminal job's last line: its screen's last row (read off the loop)
                 shown = await asyncio.to_thread(shown_last_line, self.jm.paths, record)
                 await self.log(finish_level(shown), finish_text(shown))
+                if self.channel:
+                    await self.tell_channel(shown)
             for uri in (JOBS_URI, job_uri(record.id), log_uri(record.id)):
                 await self.updated(uri)
         elif event.kind == "job-started" and record is not None:
@@ -127,6 +151,16 @@ class Notifier:
             params=types.LoggingMessageNotificationParams(level=level, logger="jobs", data=text)
         )
         await self._send(note)
+
+    async def tell_channel(self, record: JobRecord) -> None:
+        """The finish as Claude Code's channel message (only the handshake era has one)."""
+        session = self.session
+        if session is None:
+            return
+        params = {"content": finish_text(record), "meta": channel_meta(record)}
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            # not one of the SDK's typed notifications: the connection's raw channel
+            await session._connection.outbound.notify(CHANNEL_METHOD, params)
 
     def soon(self, uri: str) -> None:
         """An update within the second: now if none went out in the last one, else at its end."""

@@ -17,7 +17,6 @@ import logging
 import os
 import signal
 import sys
-import time
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,15 +32,17 @@ from jobs_tui.engine.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from ..errors import EXIT_INTERRUPTED
-from ..ttytext import render_lines, screen_delta, shown_last_line
+from ..ttytext import render_lines, screen_delta
 from ..ttywait import screen_scanner
-from .handshake import INSTRUCTIONS, SERVER_NAME, Early, listed_tool, server_version
+from .handshake import CHANNEL, SERVER_NAME, Early, listed_tool, server_version
 from .modelview import model_result
 from .notify import Notifier
 from .resources import JobResources
 from .shaping import DEFAULT_LIMIT, job_text, outcome, shape_details, vocabulary_text
 from .stdio import Interrupt, stdio_transport
 from .tooltable import ToolSpec, tool_table
+from .waitcall import run_wait
+from .wording import instructions
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, ServerRequestContext
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
 
 logger = logging.getLogger("jobs_tui.mcp")
-
-PROGRESS_INTERVAL_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +59,7 @@ class Options:
     registry_dir: str | None = None
     limit: int = DEFAULT_LIMIT
     cwd: str = "."
+    channel: bool = False  # --channel: Claude Code's claude/channel (finishes as messages)
 
 
 class JobsMcp:
@@ -68,7 +68,7 @@ class JobsMcp:
     def __init__(self, manager: JobManager, options: Options) -> None:
         self.jm = manager
         self.options = options
-        self.tools = tool_table(options.vocabulary)
+        self.tools = tool_table(options.vocabulary, options.channel)
         # a terminal job's logs and `until`: its screen's rows, not its bytes' lines
         self.job_tools = JobTools(
             manager, render=render_lines, screen_scanner=screen_scanner(manager)
@@ -78,7 +78,7 @@ class JobsMcp:
             "exec_command": ExecCommandTools(manager, screen_delta=screen_delta),
             "process": ProcessTools(manager, render=render_lines, screen_delta=screen_delta),
         }[options.vocabulary]
-        self.notifier = Notifier(manager)
+        self.notifier = Notifier(manager, channel=options.channel)
         self.resources = JobResources(manager, options.limit)
         with warnings.catch_warnings():  # logging is deprecated only for 2026-07-28 clients
             warnings.simplefilter("ignore", MCPDeprecationWarning)
@@ -86,7 +86,7 @@ class JobsMcp:
                 SERVER_NAME,
                 version=server_version(),
                 title=SERVER_NAME,
-                instructions=INSTRUCTIONS,
+                instructions=instructions(options.channel),
                 on_list_tools=self._list_tools,
                 on_call_tool=self._call_tool,
                 on_list_resources=self._list_resources,
@@ -106,6 +106,12 @@ class JobsMcp:
             self.notifier.attach(ctx.session)
         return await call_next(ctx)
 
+    def initialization_options(self) -> Any:
+        """The SDK's options, with `experimental["claude/channel"]` under --channel (as
+        `handshake.capabilities` says: the early answer and this are one)."""
+        experimental = {CHANNEL: {}} if self.options.channel else None
+        return self.server.create_initialization_options(experimental_capabilities=experimental)
+
     async def run_stdio(self, early: Early | None = None, sigint: Interrupt | None = None) -> int:
         """Serve until stdin closes, stdout is gone or SIGINT; 1 if writing stdout failed
         (not the client leaving: a full disk, an I/O error), 130 after SIGINT."""
@@ -117,7 +123,7 @@ class JobsMcp:
             async with stdio_transport(early=early) as wire:
                 sigint.serving(wire)  # SIGINT ends the session as a closed stdin does
                 await self.server.run(
-                    wire.read_stream, wire.write_stream, self.server.create_initialization_options()
+                    wire.read_stream, wire.write_stream, self.initialization_options()
                 )
             if sigint.seen:
                 return EXIT_INTERRUPTED
@@ -150,7 +156,7 @@ class JobsMcp:
             return failure
         shaped = shape_details(details, self.options.limit)
         if spec.vocabulary == "job":  # the text and, for a model, the fields it acts on
-            text = job_text(spec.target, shaped)
+            text = job_text(spec.target, shaped, self.options.channel)
             structured = model_result(spec.target, shaped)
         else:
             text, structured = vocabulary_text(shaped), shaped
@@ -168,47 +174,7 @@ class JobsMcp:
         call = {"action": spec.target, **args}
         if spec.target != "wait":
             return await self.job_tools.call(call)
-        return await self._wait(ctx, args, call)
-
-    async def _wait(
-        self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any], call: dict[str, Any]
-    ) -> dict[str, Any]:
-        """job_wait, with progress (elapsed, last line) while it blocks if a token was given;
-        a cancelled wait ends here, the job keeps running."""
-        ids = args.get("ids") if isinstance(args.get("ids"), list) else [args.get("id")]
-        ids = [i for i in ids if isinstance(i, str)]
-        started = time.monotonic()
-        timeout = args.get("timeoutMs")
-        total = timeout / 1000 if isinstance(timeout, int) and timeout > 0 else None
-
-        async def report() -> None:
-            while True:
-                elapsed = time.monotonic() - started
-                message = self._progress_text(ids, elapsed)
-                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await ctx.session.report_progress(round(elapsed, 3), total, message)
-                await anyio.sleep(PROGRESS_INTERVAL_S)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(report)
-            try:
-                return await self.job_tools.call(call)
-            finally:
-                group.cancel_scope.cancel()
-
-    def _progress_text(self, ids: list[str], elapsed: float) -> str:
-        parts = [f"waited {elapsed:.1f}s"]
-        for job_id in ids[:5]:
-            record = self.jm.find(job_id)
-            if record is None:
-                continue
-            if record.tty:  # its screen's last row, not its bytes' (a few ms)
-                record = shown_last_line(self.jm.paths, record)
-            last = sanitize_line(record.last_line or "", 160)
-            parts.append(
-                f"{job_id} {record.status.value}" + (f", last line: {last}" if last else "")
-            )
-        return " · ".join(parts)
+        return await run_wait(self.jm, self.job_tools, ctx, args, call)
 
     def _failure(
         self, spec: ToolSpec, details: dict[str, Any], args: dict[str, Any]
@@ -320,11 +286,21 @@ async def serve(options: Options, early: Early | None = None) -> int:
             raise
         raise unusable_registry(exc, str(manager.dir), options.registry_dir) from exc
     manager.install_signal_handlers()
+    from ..hook.registration import register, unregister  # how this agent's hooks find us
+
+    own = manager.paths
+    agent = register(
+        session,
+        own.registry_file(session),
+        own.persist_lock(session),
+        manager.config.wake_on_finish,
+    )
     try:
         if sigint.seen:
             return EXIT_INTERRUPTED  # before the transport was up: nothing to serve
         return await JobsMcp(manager, options).run_stdio(early, sigint)
     finally:
+        unregister(agent)
         with anyio.CancelScope(shield=True):
             await manager.close()  # non-detached jobs of a non-persistent session die here
 

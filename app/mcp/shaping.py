@@ -18,6 +18,8 @@ from jobs_tui.engine.format import memory, outcome_line, summary
 from jobs_tui.engine.model import JobRecord, RecordError
 from jobs_tui.engine.sanitize import sanitize_line, sanitize_log
 
+from .wording import WAIT_AGAIN, started
+
 DEFAULT_LIMIT = 16 * 1024
 HEAD_SHARE = 4  # a quarter of the budget for the head, the rest for the tail
 MIN_LIMIT = 256
@@ -156,8 +158,9 @@ def _list_text(details: dict[str, Any]) -> str:
     return "\n".join(sanitize_line(line, 400) for line in lines) or "no jobs"
 
 
-def job_text(action: str, details: dict[str, Any]) -> str:
-    """A short human text for a `job` action's (already shaped) result."""
+def job_text(action: str, details: dict[str, Any], channel: bool = False) -> str:
+    """A short human text for a `job` action's (already shaped) result; `channel`: the
+    server runs with --channel, so a start may say a notification will tell."""
     job = details.get("job") if isinstance(details.get("job"), dict) else {}
     head = (outcome(job) if action == "logs" else outcome_last(job)) if job else ""
     lines = [head] if head else []
@@ -171,7 +174,7 @@ def job_text(action: str, details: dict[str, Any]) -> str:
             )
         return _list_text(details)
     if action == "start":
-        lines.append("started; a notification says when it finishes (job_wait blocks for it)")
+        lines.append(started(channel))
     if action == "restart" and (previous := details.get("restartOf") or job.get("restartOf")):
         lines.append(sanitize_line(f"restart of {previous}; the new id is {job.get('id')}"))
     if action == "status" and (usage := usage_text(details)):  # usage sits beside the job
@@ -202,10 +205,16 @@ def _wait_lines(details: dict[str, Any]) -> list[str]:
     for other in details.get("jobs", []) or []:
         if isinstance(other, dict) and (text := outcome_last(other)):
             lines.append(text)
+    listening = details.get("listening")
+    if isinstance(listening, dict) and isinstance(listening.get("port"), int):
+        which = listening.get("id") or listening.get("jobId") or "?"
+        lines.append(sanitize_line(f"{which} listens on :{listening['port']}", 200))
+    if details.get("reason") == "none-running":
+        lines.append("no job of this session is running: nothing to wait for")
     if details.get("cancelled"):
         lines.append("wait cancelled; the job keeps running")
     elif details.get("timedOut"):
-        lines.append("timed out; the job keeps running")
+        lines.append(f"timed out; {WAIT_AGAIN}")
     return lines
 
 

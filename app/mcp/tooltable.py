@@ -20,6 +20,7 @@ from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
 
 from .clientschema import client_schema
 from .modelview import output_schema
+from .wording import WAIT_DESCRIPTION, start_description
 
 VOCABULARIES = ("job", "exec_command", "process")
 
@@ -28,9 +29,7 @@ SANITIZED = "Output is sanitized (escapes stripped, \\r progress bars collapsed)
 # One or two sentences a model reads to pick a tool; an action the engine adds later gets
 # the generic line below until it is given one here.
 JOB_DESCRIPTIONS: dict[str, str] = {
-    "start": "Start a shell command as a background job and return its id at once; use it "
-    "for anything that takes more than a few seconds (builds, tests, dev servers). You are "
-    "told when it finishes (a log notification), so there is no need to poll.",
+    "start": start_description(False),  # with --channel: start_description(True)
     "list": "List this session's jobs and other sessions' running ones, with status, exit "
     "code and last output line.",
     "status": "One job's details: status, exit code, duration, last line, and CPU, memory "
@@ -40,9 +39,7 @@ JOB_DESCRIPTIONS: dict[str, str] = {
     "send": "Write text to a job's stdin (started with stdin: true); eof closes it.",
     "kill": "Stop a job's whole process tree (TERM, then KILL after a grace); returns once "
     "every process is gone.",
-    "wait": "Block until a job ends (or any/all of several, or until a line of output "
-    "matches a regex), at most timeoutMs (default 30 s, max 10 min). Sends progress "
-    "notifications; a cancelled wait leaves the job running.",
+    "wait": WAIT_DESCRIPTION,
     "restart": "Kill the job if it runs, then start the same command (cwd, label, env, "
     "stdin, deadline) as a new job id, which the result names.",
     "clear": "Remove finished jobs of this session (one id, or all); all: true also kills "
@@ -147,11 +144,14 @@ def _vocabulary_output(name: str, kind: str) -> dict[str, Any]:
     }
 
 
-def job_tools() -> list[ToolSpec]:
+def job_tools(channel: bool = False) -> list[ToolSpec]:
+    """One tool per action; `channel`: the server runs with --channel (wording.py)."""
     schema = job_tool_schema()
     tools = []
     for action in job_actions(schema):
         text = JOB_DESCRIPTIONS.get(action, f"The job tool's {action} action.")
+        if action == "start":
+            text = start_description(channel)
         text = text if SANITIZED in text else f"{text} {SANITIZED}"
         input_schema = client_schema(action_slice(schema, action))
         input_schema["title"] = f"job_{action}"
@@ -172,10 +172,10 @@ def _vocabulary_tools(schemas: dict[str, dict[str, Any]], vocabulary: str) -> li
     return tools
 
 
-def tool_table(vocabulary: str = "job") -> dict[str, ToolSpec]:
-    """{tool name: ToolSpec} of the vocabulary the server serves."""
+def tool_table(vocabulary: str = "job", channel: bool = False) -> dict[str, ToolSpec]:
+    """{tool name: ToolSpec} of the vocabulary the server serves (`channel`: --channel)."""
     if vocabulary == "job":
-        tools = job_tools()
+        tools = job_tools(channel)
     elif vocabulary == "exec_command":
         tools = _vocabulary_tools(exec_command_schemas(), vocabulary)
     elif vocabulary == "process":

@@ -26,7 +26,16 @@ EVENTS = {"prompt": "UserPromptSubmit", "tool": "PostToolUse", "stop": "Stop"}
 
 
 def server(words: list[str]) -> dict:
-    return {"type": "stdio", "command": words[0], "args": [*words[1:], "mcp"], "env": {}}
+    # alwaysLoad: `claude -p` sends its first request without waiting for a server to
+    # connect unless the entry says so; under load that first turn had no jobs tools
+    # (tests/agents/test_claude_code.py, 3 runs of 3 without it).
+    return {
+        "type": "stdio",
+        "command": words[0],
+        "args": [*words[1:], "mcp"],
+        "env": {},
+        "alwaysLoad": True,
+    }
 
 
 def _rejected(settings: Path) -> bool:

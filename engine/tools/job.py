@@ -9,7 +9,6 @@ Errors are `CallError`s whose message names the offending field.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from ..logsearch import since_ms as since_time
 from ..results import InvalidArgument, JobError, KillResult, LogsResult
 from ..schemacheck import ToolInputError, check, quote
 from .common import iso_utc
+from .jobwait import wait
 from .ttylogs import rendered_logs, screen_last_lines
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ class JobCall:
     mode: str | None = None  # wait: any | all
     until: str | None = None  # wait: a regex a line must match
     from_start: bool = False
+    port: int | None = None  # wait: a TCP port the job's tree is to listen on
     grep: str | None = None  # logs: a regex
     context: int = 0
     since_ms: int | None = None  # logs: `since`, resolved to epoch ms
@@ -98,6 +99,7 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
             mode=v.get("mode"),
             until=v.get("until"),
             from_start=v.get("fromStart", False),
+            port=v.get("port"),
             timeout_ms=v.get("timeoutMs", DEFAULT_WAIT_MS),
         )
     if action == "logs":
@@ -212,6 +214,8 @@ async def dispatch(
             cwd=call.cwd,
             env=call.env,
         )
+        if not record.running:  # ended already: this result is its report (not a hook's)
+            manager.mark_seen(record.id)
         return {"action": action, "job": record.to_json()}
     if action == "list":
         jobs = await manager.list(all=call.all)
@@ -254,7 +258,7 @@ async def dispatch(
     if action == "kill":
         return _kill(await manager.kill(job_id, call.signal))
     if action == "wait":
-        return await _wait(manager, call, screen_scanner)
+        return await wait(manager, call, screen_scanner)
     cleared = await manager.clear(call.id, all=call.all)
     return {"action": action, "jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
 
@@ -323,51 +327,3 @@ def _kill(result: KillResult) -> dict[str, Any]:
     elif result.note:
         details["error"] = result.note
     return details
-
-
-async def _wait(
-    manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
-) -> dict[str, Any]:
-    if call.ids is not None or call.until is not None or call.mode is not None:
-        return await _wait_many(manager, call, screen_scanner)
-    job_id = call.id or ""
-    manager.get(job_id)
-    try:
-        record = await manager.wait(job_id, call.timeout_ms or 0)
-    except asyncio.CancelledError:
-        record = manager.get(job_id)
-        return {"action": "wait", "job": record.to_json(), "cancelled": True, "timedOut": False}
-    return {"action": "wait", "job": record.to_json(), "timedOut": record.running}
-
-
-async def _wait_many(
-    manager: JobManager, call: JobCall, screen_scanner: ScreenScanner | None = None
-) -> dict[str, Any]:
-    ids = list(call.ids) if call.ids is not None else [call.id or ""]
-    for job_id in ids:
-        manager.get(job_id)
-    try:
-        result = await manager.wait_many(
-            ids,
-            mode="any" if call.mode == "any" else "all",
-            until=call.until,
-            from_start=call.from_start,
-            timeout_ms=call.timeout_ms or 0,
-            screen_scanner=screen_scanner,
-        )
-    except asyncio.CancelledError:
-        jobs = [manager.get(job_id) for job_id in ids]
-        details = {"action": "wait", "cancelled": True, "timedOut": False}
-        return details | _jobs_of(call, jobs)
-    details = {"action": "wait", "timedOut": result.timed_out, "reason": result.reason}
-    if result.match is not None:
-        match = result.match
-        details["match"] = {"id": match.job_id, "line": match.line, "offset": match.offset}
-    return details | _jobs_of(call, result.jobs)
-
-
-def _jobs_of(call: JobCall, jobs: list[JobRecord]) -> dict[str, Any]:
-    """`job` for a wait on `id`, `jobs` for one on `ids`."""
-    if call.ids is None:
-        return {"job": jobs[0].to_json()}
-    return {"jobs": [r.to_json() for r in jobs]}

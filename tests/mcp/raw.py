@@ -23,14 +23,16 @@ PROTOCOL = "2025-11-25"
 class RawServer:
     """One server process; `send` a line, `next` message, `request` and its answer."""
 
-    def __init__(self, cwd: str, registry: str, *options: str) -> None:
+    def __init__(
+        self, cwd: str, registry: str, *options: str, env: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
             [*ENTRY, "mcp", "--registry-dir", registry, *options],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env=dict(os.environ),
+            env={**os.environ, **(env or {})},
         )
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self.stdout_fd = self.process.stdout.fileno()
@@ -87,17 +89,38 @@ class RawServer:
         self.send(message)
         return self.until_answer(request_id)[-1]
 
-    def initialize(self) -> None:
+    def initialize(self, client: str = "raw") -> dict[str, Any]:
+        """The handshake, as a client named `client` (clientInfo.name); its result."""
         answer = self.request(
             "initialize",
             {
                 "protocolVersion": PROTOCOL,
                 "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
+                "clientInfo": {"name": client, "version": "0"},
             },
         )
         assert "result" in answer, answer
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer["result"]
+
+    def call(
+        self, name: str, arguments: dict[str, Any], token: str | None = None
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """A tools/call (with a progress token if given): its result, and every
+        notification the server sent before the answer."""
+        request_id = self.new_id()
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        if token is not None:
+            params["_meta"] = {"progressToken": token}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        notes = []
+        while True:
+            message = self.next(60)
+            if "method" in message and "id" not in message:
+                notes.append(message)
+            elif message.get("id") == request_id:
+                assert "result" in message, message
+                return message["result"], notes
 
     def wait_in_flight(self, job_id: str, token: str = "w") -> int:
         """Send a `job_wait` with progress and return once it is in flight (its first

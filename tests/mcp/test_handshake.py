@@ -64,18 +64,22 @@ def test_the_static_facts_are_the_sdks_and_the_packages():
 
 
 async def _sdk_answers(
-    tmp_path: Any, requests: list[dict], then: dict | None = None, vocabulary: str = "job"
+    tmp_path: Any,
+    requests: list[dict],
+    then: dict | None = None,
+    vocabulary: str = "job",
+    channel: bool = False,
 ) -> list[dict]:
     """The SDK server of `JobsMcp`, in this process, answering each `initialize` on a
     connection of its own (and `then` after it, whose answer is the last one)."""
     manager = JobManager(cwd=str(tmp_path), registry_dir=str(tmp_path / "registry"))
     answers = []
     for request in requests:
-        app = JobsMcp(manager, Options(vocabulary=vocabulary, cwd=str(tmp_path)))
+        app = JobsMcp(manager, Options(vocabulary=vocabulary, cwd=str(tmp_path), channel=channel))
         to_server, server_reads = anyio.create_memory_object_stream[Any](4)
         server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](4)
         async with anyio.create_task_group() as group:
-            options = app.server.create_initialization_options()
+            options = app.initialization_options()
             group.start_soon(app.server.run, server_reads, server_writes, options)
             message = check_line(json.dumps(request).encode())
             assert isinstance(message, types.JSONRPCRequest)
@@ -93,30 +97,39 @@ async def _sdk_answers(
     return answers
 
 
+@pytest.mark.parametrize("channel", [False, True])
 @pytest.mark.parametrize("client", sorted(CLIENTS))
-async def test_the_early_answer_is_the_sdks_for_every_protocol_version(tmp_path, client):
+async def test_the_early_answer_is_the_sdks_for_every_protocol_version(tmp_path, client, channel):
     versions = [*HANDSHAKE_PROTOCOL_VERSIONS, "2026-07-28", "1999-01-01"]
     requests = [_initialize(v, CLIENTS[client]) for v in versions]
     for request in requests:
         assert handshake.plain_initialize(request), request
-    answers = await _sdk_answers(tmp_path, requests)
+    answers = await _sdk_answers(tmp_path, requests, channel=channel)
     for request, answer in zip(requests, answers, strict=True):
         params = request["params"]
-        ours = handshake.initialize_result(params["protocolVersion"], handshake.server_version())
+        version_ = handshake.server_version()
+        ours = handshake.initialize_result(params["protocolVersion"], version_, channel)
         assert answer == {"jsonrpc": "2.0", "id": 1, "result": ours}
+    declared = answers[0]["result"]["capabilities"].get("experimental")
+    assert declared == ({"claude/channel": {}} if channel else None)
 
 
+@pytest.mark.parametrize("channel", [False, True])
 @pytest.mark.parametrize("vocabulary", ["job", "exec_command", "process"])
-async def test_the_early_tools_list_is_the_sdks(tmp_path, vocabulary):
+async def test_the_early_tools_list_is_the_sdks(tmp_path, vocabulary, channel):
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     assert early.plain_tools_list(listing) and early.plain_tools_list({**listing, "params": {}})
     answers = await _sdk_answers(
-        tmp_path, [_initialize("2025-11-25", {})], then=listing, vocabulary=vocabulary
+        tmp_path,
+        [_initialize("2025-11-25", {})],
+        then=listing,
+        vocabulary=vocabulary,
+        channel=channel,
     )
     assert answers[-1] == {
         "jsonrpc": "2.0",
         "id": 2,
-        "result": {"tools": handshake.tool_listing(vocabulary)},
+        "result": {"tools": handshake.tool_listing(vocabulary, channel)},
     }
 
 
@@ -142,7 +155,11 @@ _CAPABILITY = st.fixed_dictionaries(
 )
 _INFO = st.fixed_dictionaries(
     {"name": st.text(max_size=10), "version": st.text(max_size=10)},
-    optional={"title": st.text(max_size=10), "description": st.text(max_size=10)},
+    optional={
+        "title": st.text(max_size=10),
+        "description": st.text(max_size=10),
+        "websiteUrl": st.text(max_size=10),
+    },
 )
 
 
@@ -187,9 +204,9 @@ def test_what_the_early_path_does_not_check_is_left_to_the_sdk(params):
     assert not handshake.plain_initialize({**_initialize("2025-11-25", {}), "extra": 1})
 
 
-def _spawn(cwd: str, registry: str) -> subprocess.Popen[bytes]:
+def _spawn(cwd: str, registry: str, *options: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [*ENTRY, "mcp", "--registry-dir", registry],
+        [*ENTRY, "mcp", "--registry-dir", registry, *options],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -212,12 +229,13 @@ def _lines(server: subprocess.Popen[bytes], count: int, timeout: float = 30) -> 
     return found
 
 
-def test_a_pipelined_handshake_then_tools_list_and_a_call(project):
+@pytest.mark.parametrize("options", [(), ("--channel",)])
+def test_a_pipelined_handshake_then_tools_list_and_a_call(project, options):
     """initialize, initialized, tools/list and a call in one write, before the server has
     loaded: each answered once, with the client's ids, and the SDK agreed with the early
-    answer (no warning)."""
+    answer (no warning), with the channel or without."""
     cwd, registry = project
-    server = _spawn(cwd, registry)
+    server = _spawn(cwd, registry, *options)
     assert server.stdin is not None and server.stderr is not None
     try:
         batch = [
@@ -236,8 +254,12 @@ def test_a_pipelined_handshake_then_tools_list_and_a_call(project):
         first, *rest = _lines(server, 3)
         assert first["id"] == 0 and first["result"]["protocolVersion"] == "2025-06-18"
         assert first["result"]["serverInfo"]["name"] == "jobs-tui"
+        assert first["result"] == handshake.initialize_result(
+            "2025-06-18", handshake.server_version(), bool(options)
+        )
         by_id = {m["id"]: m for m in rest}
         assert sorted(by_id) == [1, 2]
+        assert by_id[1]["result"]["tools"] == handshake.tool_listing("job", bool(options))
         names = {tool["name"] for tool in by_id[1]["result"]["tools"]}
         assert {"job_start", "job_wait", "job_kill", "job_list"} <= names
         assert by_id[2]["result"].get("isError") is not True
@@ -270,10 +292,23 @@ def test_a_client_that_leaves_after_initialize_gets_its_answer_and_an_ordinary_e
     assert b"differs" not in done.stderr
 
 
-def test_the_early_answer_does_not_wait_for_the_sdk(project):
+CLAUDE_CODE_INFO = {  # what Claude Code 2.1.197 sends (its cli source: `new Client({...})`)
+    "name": "claude-code",
+    "title": "Claude Code",
+    "version": "2.1.197",
+    "description": "Anthropic's agentic coding tool",
+    "websiteUrl": "https://claude.com/claude-code",
+}
+
+
+@pytest.mark.parametrize("info", [None, CLAUDE_CODE_INFO])
+def test_the_early_answer_does_not_wait_for_the_sdk(project, info):
     """The answer is on stdout before anything heavy is imported (the SDK, pydantic, even
-    asyncio): the handshake alone produced it."""
+    asyncio): the handshake alone produced it, for Claude Code's own clientInfo too."""
     cwd, _ = project
+    request = _initialize("2025-11-25", CLIENTS["claude-code"])
+    if info is not None:
+        request["params"]["clientInfo"] = info
     code = (
         "import sys\n"
         "from jobs_tui.app.mcp.handshake import answer_early\n"
@@ -284,7 +319,7 @@ def test_the_early_answer_does_not_wait_for_the_sdk(project):
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
-        input=json.dumps(_initialize("2025-11-25", {})).encode() + b"\n",
+        input=json.dumps(request).encode() + b"\n",
         capture_output=True,
         cwd=cwd,
         timeout=60,

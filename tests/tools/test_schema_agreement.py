@@ -103,8 +103,12 @@ REFUSED = [
     ("job", "job", {"action": "kill", "id": "j1", "lines": 5}),
     ("job", "job", {"action": "status", "id": "j1\n"}),
     # issue 11: cross-field rules of wait, logs and restart
-    ("job", "job", {"action": "wait"}),
     ("job", "job", {"action": "wait", "id": "j1", "ids": ["j2"]}),
+    # issue 23 D: a port is a TCP port number, of a wait only
+    ("job", "job", {"action": "wait", "id": "j1", "port": 0}),
+    ("job", "job", {"action": "wait", "id": "j1", "port": 65536}),
+    ("job", "job", {"action": "wait", "id": "j1", "port": "80"}),
+    ("job", "job", {"action": "status", "id": "j1", "port": 80}),
     ("job", "job", {"action": "wait", "ids": []}),
     ("job", "job", {"action": "wait", "ids": ["j1", "x"]}),
     ("job", "job", {"action": "wait", "id": "j1", "mode": "some"}),
@@ -174,6 +178,10 @@ ACCEPTED = [
     ("job", "job", {"action": "logs", "id": "j1", "lines": 50.0}),
     ("job", "job", {"action": "wait", "ids": ["j1", "j2"], "mode": "any", "until": "ready"}),
     ("job", "job", {"action": "wait", "id": "j1", "until": "x", "fromStart": True}),
+    # issue 23 D: neither id nor ids (the next finish), and a port
+    ("job", "job", {"action": "wait"}),
+    ("job", "job", {"action": "wait", "until": "ready", "port": 8000}),
+    ("job", "job", {"action": "wait", "ids": ["j1", "j2"], "port": 65535}),
     ("job", "job", {"action": "logs", "id": "j1", "grep": "E", "context": 20, "since": "5m"}),
     ("job", "job", {"action": "logs", "id": "j1", "since": "2030-01-01T00:00:00Z"}),
     ("job", "job", {"action": "logs", "id": "j1", "timestamps": True}),

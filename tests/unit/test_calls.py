@@ -43,6 +43,7 @@ FIELD_TYPES = {
     "timestamps": "boolean",
     # issue 23
     "raw": "boolean",
+    "port": "integer",
 }
 
 
@@ -213,9 +214,10 @@ def test_id_required(action):
     assert "required" in str(err)
 
 
-def test_wait_needs_id_or_ids_and_not_both():
-    err = assert_names_field({"action": "wait"}, "id")
-    assert "ids" in str(err)
+def test_wait_takes_id_ids_or_neither_but_not_both():
+    # neither: the next finish of the session's running jobs (issue 23 D)
+    assert validate({"action": "wait"}) == JobCall(action="wait", timeout_ms=30_000)
+    assert validate({"action": "wait", "port": 8000}).port == 8000
     err = assert_names_field({"action": "wait", "id": "j1", "ids": ["j2"]}, "ids")
     assert "cannot be combined" in str(err)
 
@@ -328,7 +330,7 @@ def test_applies_table_matches_the_reference():
     assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps", "raw"}
     assert applies("send") == {"id", "input", "newline", "eof"}
     assert applies("kill") == {"id", "signal"}
-    assert applies("wait") == {"id", "ids", "mode", "until", "fromStart", "timeoutMs"}
+    assert applies("wait") == {"id", "ids", "mode", "until", "fromStart", "port", "timeoutMs"}
     assert applies("clear") == {"id", "all"}
     assert applies("restart") == {"id"}
     assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "restart"}
