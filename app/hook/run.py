@@ -83,6 +83,11 @@ def run(event: str, client: str, limit: float) -> int:
     except OSError as exc:
         say(f"the registry could not be read or written ({exc.strerror or exc}); nothing done")
         return 0
+    except Exception as exc:  # a bug of ours must not become the agent's error
+        if os.environ.get("JOBS_TUI_DEBUG"):
+            raise
+        say(f"unexpected error: {type(exc).__name__}: {exc} (JOBS_TUI_DEBUG=1 shows where)")
+        return 0
 
 
 def context(client: str, event: str, sessions: list[Registration]) -> int:
@@ -118,11 +123,9 @@ def stop(client: str, sessions: list[Registration], limit: float, active: bool) 
             return 0
         if time.monotonic() >= deadline:
             shown = ", ".join(reports.running_line(j) for _, j in running[:10])
-            message = (
-                f"jobs-tui: stopped waiting after {limit:g} s; wake jobs still running: {shown}"
-            )
+            message = f"stopped waiting after {limit:g} s; wake jobs still running: {shown}"
             say(message)
-            answer(notice_answer(client, message))
+            answer(notice_answer(client, f"jobs-tui: {message}"))
             return 0
         sessions = [e for e in sessions if registration.alive(e)]  # its server ended: done
         if not sessions:

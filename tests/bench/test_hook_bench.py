@@ -50,7 +50,7 @@ def test_hook_nothing_to_report(tmp_path: Path) -> None:
                     figures[name].append(run["seconds"] * 1000)
         reported = []
         for n in range(max(3, RUNS // 4)):
-            job = agent.start(f"exit {n + 1}", label=f"quick{n}")
+            job = agent.start(f"sleep 0.3; exit {n + 1}", label=f"quick{n}")  # ends after start
             settled(tmp_path / "registry", job)
             run = agent.ask(op="hook", argv=hook, stdin=stdin)
             assert f"{job} quick{n}" in run["stdout"], run

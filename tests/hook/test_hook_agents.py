@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,6 +77,18 @@ def test_finishes_reach_the_context_once(
     assert records(registry)["j2"]["seen"] is True
     quiet = agent.hook("prompt", client, hook_input(client, "prompt", cwd))
     assert (quiet.code, quiet.stdout, quiet.stderr) == (0, "", "")
+    # nothing to report is the path of every tool call: it loads no engine, SDK or loop
+    argv = [sys.executable, "-X", "importtime", "-m", "jobs_tui.app.cli", "hook", "tool"]
+    timed = agent.ask(
+        op="hook",
+        argv=[*argv, "--client", client],
+        stdin=json.dumps(hook_input(client, "tool", cwd)),
+    )
+    assert (timed["code"], timed["stdout"]) == (0, ""), timed
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in timed["stderr"].splitlines()}
+    assert "jobs_tui.app.hook.run" in loaded
+    heavy = {"jobs_tui.engine", "asyncio", "mcp", "dataclasses", "hashlib", "psutil"}
+    assert not loaded & heavy, loaded & heavy
 
 
 def test_other_agents_and_the_persons_jobs_are_never_reported(
