@@ -1,0 +1,210 @@
+"""Codex CLI (0.171, from npm) with `jobs-tui mcp`: listed after setup, every tool offered
+to the model with its parameters intact, a scripted session, and a job's finish reaching
+the model through Codex's hooks (issue 23 D and G).
+
+`codex exec` runs in a throwaway HOME against a custom model provider, the fake
+Responses server on 127.0.0.1 (`wire_api = "responses"`, tests/agents/fake_openai.py);
+the fake's script plays the model, deciding each reply from the tool results Codex sends,
+and its request log is what the model saw. Codex runs a non-managed hook only once its
+definition is trusted (the person reviews it in `/hooks`); `--dangerously-bypass-hook-trust`
+stands in for that one-time review. Run with `-s` to see the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .clients import (
+    JOBS_TUI,
+    client_bin,
+    kept_parameters,
+    run,
+    save_log,
+    schema_faults,
+    sealed_env,
+    served_tools,
+)
+from .fake_openai import OpenAISpeaker, offered_tools
+from .fakemodel import FakeModel, Reply, Turn
+
+pytestmark = [pytest.mark.agents, pytest.mark.timeout(600)]
+
+NAMESPACE = "mcp__jobs"
+KEY_ENV = "FAKE_OPENAI_KEY"
+RUN_TIMEOUT_S = 300
+
+
+@pytest.fixture(scope="module")
+def codex() -> Path:
+    return client_bin("codex", "@openai/codex", 0, "codex")
+
+
+class Setting:
+    """A throwaway HOME and project for Codex, its user config pointing at the fake model."""
+
+    def __init__(self, tmp_path: Path, model: FakeModel) -> None:
+        self.home = tmp_path / "home"
+        self.project = tmp_path / "project"
+        self.registry = tmp_path / "registry"
+        self.project.mkdir(parents=True)
+        extra = {KEY_ENV: "not-a-key", "JOBS_TUI_REGISTRY_DIR": str(self.registry)}
+        self.env = sealed_env(self.home, model.url, **extra)
+        self.config = self.home / ".codex" / "config.toml"
+        self.config.parent.mkdir(parents=True)
+        self.config.write_text(
+            f"""model = "fake-model"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "{model.url}/v1"
+wire_api = "responses"
+env_key = "{KEY_ENV}"
+request_max_retries = 0
+stream_max_retries = 0
+"""
+        )
+
+    def setup(self) -> None:
+        """README's one command: `jobs-tui setup codex` (into the user's config, which
+        Codex reads in any folder, beside the test's model provider)."""
+        done = run([JOBS_TUI, "setup", "codex", "--user"], self.env, self.project)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def codex(self, codex: Path, *args: str, timeout: float = RUN_TIMEOUT_S) -> Any:
+        return run([codex, *args], self.env, self.project, timeout=timeout)
+
+    def exec(self, codex: Path, prompt: str) -> Any:
+        return self.codex(
+            codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt
+        )
+
+    def jobs(self) -> dict[str, dict[str, Any]]:
+        """The registry's jobs by label, as `jobs-tui list --json` reads them."""
+        argv = [JOBS_TUI, "list", "--all", "--json", "--registry-dir", self.registry]
+        done = run(argv, self.env, self.project)
+        assert done.returncode == 0, done.stderr
+        value = json.loads(done.stdout)
+        return {j["label"]: j for j in (value["jobs"] if isinstance(value, dict) else value)}
+
+
+def job_id(text: str) -> str:
+    found = re.search(r'"id"\s*:\s*"(j[1-9][0-9]*)"', text) or re.search(r"\bj[1-9]\d*\b", text)
+    assert found, text
+    return found.group(1) if found.groups() else found.group(0)
+
+
+def test_codex_lists_the_server_and_offers_every_tool_intact(codex: Path, tmp_path: Path):
+    with FakeModel(OpenAISpeaker(), lambda turn: Reply.say("ok")) as model:
+        setting = Setting(tmp_path, model)
+        setting.setup()
+        listed = setting.codex(codex, "mcp", "list", "--json")
+        assert listed.returncode == 0, listed.stderr
+        servers = {s["name"]: s for s in json.loads(listed.stdout)}
+        assert "jobs" in servers, listed.stdout
+        assert servers["jobs"]["enabled"] is True, servers["jobs"]
+        transport = servers["jobs"]["transport"]
+        assert Path(transport["command"]).name == "jobs-tui", transport
+        assert transport["args"][:1] == ["mcp"], transport
+        done = setting.exec(codex, "say ok")
+        assert done.returncode == 0, done.stderr[-3000:]
+    save_log(model.log.entries, tmp_path / "requests.jsonl")
+    assert not model.errors, model.errors
+    first = next(t for t in model.main_turns())
+    offered = {
+        t.wire_name: t for t in offered_tools(first.request.body) if t.namespace == NAMESPACE
+    }
+    served = served_tools(setting.registry, setting.project)
+    assert sorted(offered) == sorted(served), (sorted(offered), sorted(served))
+    # Codex converts each input schema for the Responses API: nothing may come out
+    # self-contradictory (its old `{"type": "string", "enum": [true]}` for a `const`) or
+    # lose a parameter, a type, an enum or `required`.
+    faults = {}
+    for name, tool in offered.items():
+        found = schema_faults(tool.parameters)
+        found += kept_parameters(served[name]["inputSchema"], tool.parameters)
+        if found:
+            faults[name] = found
+    assert not faults, json.dumps(faults, indent=1)
+    names = ", ".join(sorted(offered))
+    print(f"\nCodex offers {len(offered)} jobs tools under {NAMESPACE}: {names}")
+
+
+READY = "READY-7"
+SERVER = f"echo starting; sleep 0.5; echo {READY}; exec sleep 300"
+WAKER = "sleep 2; echo bye-from-wake; exit 3"
+FINISH = re.compile(r"✗ (j[1-9]\d*) waker · exit 3 · [0-9.]+s · last line: bye-from-wake")
+
+
+def session_script(steps: list[str]) -> Any:
+    """The model of the session: start a server-like job, wait until its ready line,
+    read its logs, kill it, start a `wake` job and end the turn; when the turn goes on
+    (the Stop hook's continuation), say so and end."""
+    ids: dict[str, str] = {}
+
+    def script(turn: Turn) -> Reply:
+        last = turn.messages[-1] if turn.messages else None
+        result = turn.last_result()
+        if last is None or not last.results:
+            if "waker" in ids:
+                steps.append(f"#{turn.request.index} the turn went on after the wake job")
+                return Reply.say("the wake job's outcome is in my context; done")
+            return Reply.call("job_start", command=SERVER, label="server")
+        assert result is not None
+        step = result.name.rsplit("__", 1)[-1]
+        steps.append(f"#{turn.request.index} {step}: {result.text[-240:]!r}")
+        if step == "job_start" and "server" not in ids:
+            ids["server"] = job_id(result.text)
+            return Reply.call("job_wait", id=ids["server"], until=READY, timeoutMs=60000)
+        if step == "job_wait":
+            return Reply.call("job_logs", id=ids["server"])
+        if step == "job_logs":
+            return Reply.call("job_kill", id=ids["server"])
+        if step == "job_kill":
+            return Reply.call("job_start", command=WAKER, label="waker", wake=True)
+        if step == "job_start":
+            ids["waker"] = job_id(result.text)
+            return Reply.say("started the waker; nothing else to do now")
+        return Reply.say(f"(unexpected step {step})")
+
+    return script
+
+
+def test_a_codex_session_waits_reads_kills_and_hears_the_wake_finish(codex: Path, tmp_path: Path):
+    steps: list[str] = []
+    with FakeModel(OpenAISpeaker(), session_script(steps)) as model:
+        setting = Setting(tmp_path, model)
+        setting.setup()
+        done = setting.exec(codex, "run the server, then the waker")
+    log = save_log(model.log.entries, tmp_path / "requests.jsonl")
+    trace = "\n".join(steps) + "\n" + done.stdout[-2000:] + done.stderr[-3000:]
+    assert not model.errors, model.errors
+    assert done.returncode == 0, trace
+    results = {r.name.rsplit("__", 1)[-1]: r.text for r in model.main_turns()[-1].results()}
+    assert f'"line":"{READY}"' in results["job_wait"].replace(" ", ""), results["job_wait"]
+    assert "starting" in results["job_logs"] and READY in results["job_logs"], results["job_logs"]
+    assert '"status":"killed"' in results["job_kill"].replace(" ", ""), results["job_kill"]
+    jobs = setting.jobs()
+    assert jobs["server"]["status"] == "killed", jobs["server"]
+    # The wake job's finish reached the model in a later request, through the hooks.
+    started = next(
+        t.request.index
+        for t in model.main_turns()
+        if any(r.name.endswith("job_start") and "waker" in r.text for r in t.results())
+    )
+    seen = model.log.find("last line: bye-from-wake", start=started + 1)
+    assert seen is not None, "no later request carried the waker's outcome line:\n" + trace
+    lines = [m.group(0) for s in seen.lines_with("bye-from-wake") if (m := FINISH.search(s))]
+    assert lines, seen.lines_with("bye-from-wake")  # the outcome line, in the issue's form
+    line = lines[0]
+    assert line.split()[1] == jobs["waker"]["id"], (line, jobs["waker"])
+    assert jobs["waker"]["status"] == "failed" and jobs["waker"]["exitCode"] == 3, jobs["waker"]
+    where = f"request #{seen.index} ({log} line {seen.index + 1})"
+    print(f"\nCodex: the model saw the finish in {where}:")
+    print("  " + line)
+    print("\n".join(steps))
