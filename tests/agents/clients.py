@@ -162,12 +162,13 @@ def schema_faults(schema: Any, where: str = "") -> list[str]:
 
 
 def kept_parameters(served: dict[str, Any], given: dict[str, Any]) -> list[str]:
-    """What a client lost or changed of a served input schema: a property gone or added,
-    a property's type changed, `required` changed."""
+    """What a client lost or changed of a served input schema: a property gone, a
+    property's type or enum changed, `required` changed. A property the client adds for
+    itself (Gemini CLI's `wait_for_previous`) is no fault unless it is required."""
     faults = []
     sp, gp = served.get("properties") or {}, given.get("properties") or {}
-    if set(sp) != set(gp):
-        faults.append(f"properties {sorted(sp)} became {sorted(gp)}")
+    if set(sp) - set(gp):
+        faults.append(f"properties {sorted(set(sp) - set(gp))} are gone")
     for name in set(sp) & set(gp):
         if sp[name].get("type") != gp[name].get("type"):
             faults.append(f"{name}: type {sp[name].get('type')!r} became {gp[name].get('type')!r}")
@@ -188,3 +189,8 @@ def save_log(entries: list[Any], path: Path) -> Path:
             row = {"index": r.index, "method": r.method, "path": r.path, "known": r.known}
             out.write(json.dumps({**row, "body": r.body}, ensure_ascii=False) + "\n")
     return path
+
+
+def added_parameters(served: dict[str, Any], given: dict[str, Any]) -> list[str]:
+    """The properties a client added to a served input schema (for the figures)."""
+    return sorted(set(given.get("properties") or {}) - set(served.get("properties") or {}))

@@ -136,7 +136,7 @@ def test_codex_lists_the_server_and_offers_every_tool_intact(codex: Path, tmp_pa
 
 
 READY = "READY-7"
-SERVER = f"echo starting; sleep 0.5; echo {READY}; exec sleep 300"
+SERVER = f"echo starting; sleep 2; echo {READY}; exec sleep 300"
 WAKER = "sleep 2; echo bye-from-wake; exit 3"
 FINISH = re.compile(r"✗ (j[1-9]\d*) waker · exit 3 · [0-9.]+s · last line: bye-from-wake")
 
@@ -160,7 +160,10 @@ def session_script(steps: list[str]) -> Any:
         steps.append(f"#{turn.request.index} {step}: {result.text[-240:]!r}")
         if step == "job_start" and "server" not in ids:
             ids["server"] = job_id(result.text)
-            return Reply.call("job_wait", id=ids["server"], until=READY, timeoutMs=60000)
+            # fromStart: the ready line may come before the wait does (a model round trip)
+            return Reply.call(
+                "job_wait", id=ids["server"], until=READY, fromStart=True, timeoutMs=60000
+            )
         if step == "job_wait":
             return Reply.call("job_logs", id=ids["server"])
         if step == "job_logs":
