@@ -166,6 +166,7 @@ VERBS: dict[str, str] = {
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, and cli output",
     "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
     "serve": "serve the jobs screen to a browser (one app per tab; the URL carries a token)",
+    "setup": "register jobs-tui mcp (and hooks) with claude, codex, gemini, opencode or cursor",
 }
 
 
@@ -340,6 +341,12 @@ def _serve(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
+def _setup(p: argparse.ArgumentParser) -> None:
+    from .setup import add_arguments
+
+    add_arguments(p)
+
+
 _VERB_ARGS = {
     "start": _start,
     "list": _list,
@@ -356,6 +363,7 @@ _VERB_ARGS = {
     "schema": _schema,
     "mcp": _mcp,
     "serve": _serve,
+    "setup": _setup,
 }
 
 

@@ -184,6 +184,10 @@ def _verb_main(args: argparse.Namespace) -> int:
             from .serve import run_verb as serve_verb
 
             return serve_verb(args)
+        if args.verb == "setup":
+            from .setup import run_verb as setup_verb
+
+            return setup_verb(args)
         if args.verb is None:
             args.verb, args.all = "list", False
         if args.verb == "exec" and getattr(args, "started", None) is None:
