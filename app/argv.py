@@ -167,6 +167,7 @@ VERBS: dict[str, str] = {
     "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
     "serve": "serve the jobs screen to a browser (one app per tab; the URL carries a token)",
     "setup": "register jobs-tui mcp (and hooks) with claude, codex, gemini, opencode or cursor",
+    "hook": "run by an agent client's hooks: this agent's finished jobs, wake at stop",
 }
 
 
@@ -335,6 +336,12 @@ def _mcp(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
+def _hook(p: argparse.ArgumentParser) -> None:
+    from .hook import add_arguments
+
+    add_arguments(p)
+
+
 def _serve(p: argparse.ArgumentParser) -> None:
     from .serve import add_arguments
 
@@ -364,6 +371,7 @@ _VERB_ARGS = {
     "mcp": _mcp,
     "serve": _serve,
     "setup": _setup,
+    "hook": _hook,
 }
 
 

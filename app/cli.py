@@ -102,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_streams()
     words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["hook"]:  # run by an agent on every tool call: no other verb's parser
+        from .hook import main as hook_main
+
+        code = hook_main(words[1:])
+        if argv is None:
+            _exit_now(code)
+        return code
     try:
         args = parse(words)
     except UsageError as exc:
@@ -180,6 +187,10 @@ def _verb_main(args: argparse.Namespace) -> int:
             from .mcp import run_verb
 
             return run_verb(args)
+        if args.verb == "hook":
+            from .hook import run_verb as hook_verb
+
+            return hook_verb(args)
         if args.verb == "serve":
             from .serve import run_verb as serve_verb
 

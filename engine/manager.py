@@ -183,9 +183,11 @@ class JobManager:
             self._mark_seen(record)
 
     def _mark_seen(self, record: JobRecord) -> None:
+        """Written at once, not at the next heartbeat: another process of the session (an
+        agent's hook, run right after the call that reported it) must not report it again."""
         if not record.running and self.is_own(record) and not record.seen:
             record.seen = True
-            self.registry.mark_dirty()
+            self.registry.save()
 
     def pending_reports(self) -> list[JobRecord]:
         """Own finished jobs whose finish has not been reported (seen) yet."""

@@ -320,11 +320,21 @@ async def serve(options: Options, early: Early | None = None) -> int:
             raise
         raise unusable_registry(exc, str(manager.dir), options.registry_dir) from exc
     manager.install_signal_handlers()
+    from ..hook.registration import register, unregister  # how this agent's hooks find us
+
+    own = manager.paths
+    agent = register(
+        session,
+        own.registry_file(session),
+        own.persist_lock(session),
+        manager.config.wake_on_finish,
+    )
     try:
         if sigint.seen:
             return EXIT_INTERRUPTED  # before the transport was up: nothing to serve
         return await JobsMcp(manager, options).run_stdio(early, sigint)
     finally:
+        unregister(agent)
         with anyio.CancelScope(shield=True):
             await manager.close()  # non-detached jobs of a non-persistent session die here
 
