@@ -5,9 +5,10 @@ the model through Codex's hooks (issue 23 D and G).
 `codex exec` runs in a throwaway HOME against a custom model provider, the fake
 Responses server on 127.0.0.1 (`wire_api = "responses"`, tests/agents/fake_openai.py);
 the fake's script plays the model, deciding each reply from the tool results Codex sends,
-and its request log is what the model saw. Codex runs a non-managed hook only once its
-definition is trusted (the person reviews it in `/hooks`); `--dangerously-bypass-hook-trust`
-stands in for that one-time review. Run with `-s` to see the figures.
+and its request log is what the model saw. Codex runs a project's config only in a trusted
+project, and a non-managed hook only once its definition is trusted (the person reviews
+it in `/hooks`); setup writes both trusts, so nothing here bypasses them. Run with `-s`
+to see the figures.
 """
 
 from __future__ import annotations
@@ -70,19 +71,19 @@ stream_max_retries = 0
 """
         )
 
-    def setup(self) -> None:
-        """README's one command: `jobs-tui setup codex` (into the user's config, which
-        Codex reads in any folder, beside the test's model provider)."""
-        done = run([JOBS_TUI, "setup", "codex", "--user"], self.env, self.project)
+    def setup(self) -> str:
+        """README's one command, in the project: `jobs-tui setup codex` (the project's
+        .codex/config.toml and hooks.json, the project's trust and the hooks' in the
+        user's config, beside the test's model provider)."""
+        done = run([JOBS_TUI, "setup", "codex"], self.env, self.project)
         assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
 
     def codex(self, codex: Path, *args: str, timeout: float = RUN_TIMEOUT_S) -> Any:
         return run([codex, *args], self.env, self.project, timeout=timeout)
 
     def exec(self, codex: Path, prompt: str) -> Any:
-        return self.codex(
-            codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt
-        )
+        return self.codex(codex, "exec", "--skip-git-repo-check", prompt)
 
     def jobs(self) -> dict[str, dict[str, Any]]:
         """The registry's jobs by label, as `jobs-tui list --json` reads them."""
@@ -210,4 +211,64 @@ def test_a_codex_session_waits_reads_kills_and_hears_the_wake_finish(codex: Path
     where = f"request #{seen.index} ({log} line {seen.index + 1})"
     print(f"\nCodex: the model saw the finish in {where}:")
     print("  " + line)
+    print("\n".join(steps))
+
+
+QUICK = re.compile(r"✗ (j[1-9]\d*) quick · exit 2 · [0-9.]+s · last line: out-of-quick")
+SLOW_LINE = re.compile(r"[✓✗] j[1-9]\d* slow · exit")
+
+
+def finishes_script(steps: list[str]) -> Any:
+    """Start a quick failing job and a slower one, wait for the slower (the quick one
+    finishes meanwhile, unwatched), then list the jobs and end."""
+
+    def script(turn: Turn) -> Reply:
+        result = turn.last_result()
+        last = turn.messages[-1] if turn.messages else None
+        if last is None or not last.results or result is None:
+            return Reply.call(
+                "job_start", command="sleep 1; echo out-of-quick; exit 2", label="quick"
+            )
+        step = result.name.rsplit("__", 1)[-1]
+        steps.append(f"#{turn.request.index} {step}: {result.text[-200:]!r}")
+        if step == "job_start" and "quick" in result.text:
+            return Reply.call("job_start", command="sleep 4", label="slow")
+        if step == "job_start":
+            return Reply.call("job_wait", id=job_id(result.text), timeoutMs=60000)
+        if step == "job_wait":
+            return Reply.call("job_list")
+        return Reply.say("done")
+
+    return script
+
+
+def test_codex_hears_an_unwatched_finish_after_its_next_tool_call_once(codex: Path, tmp_path: Path):
+    """The seed's "a finished job is reported at the next turn": the quick job ends while
+    the model waits on another; the PostToolUse hook puts its outcome line in the next
+    request, once (the later hooks do not repeat it), and the job the model waited on,
+    whose finish the wait itself returned, is not reported again."""
+    steps: list[str] = []
+    with FakeModel(OpenAISpeaker(), finishes_script(steps)) as model:
+        setting = Setting(tmp_path, model)
+        setting.setup()
+        done = setting.exec(codex, "run quick and slow")
+    log = save_log(model.log.entries, tmp_path / "requests.jsonl")
+    trace = "\n".join(steps) + "\n" + done.stdout[-2000:] + done.stderr[-3000:]
+    assert not model.errors, model.errors
+    assert done.returncode == 0, trace
+    turns = model.main_turns()
+    waited = next(
+        t.request.index for t in turns if any(r.name.endswith("job_wait") for r in t.results())
+    )
+    seen = model.log.find("last line: out-of-quick", start=waited)
+    assert seen is not None, "the quick job's finish never reached the model:\n" + trace
+    last = turns[-1].request
+    lines = [m.group(0) for s in last.strings() for m in QUICK.finditer(s)]
+    assert len(lines) == 1, (lines, trace)  # reported once, not at every later hook
+    slow = [m.group(0) for s in last.strings() for m in SLOW_LINE.finditer(s)]
+    assert not slow, slow  # job_wait returned it; no hook reports it again
+    jobs = setting.jobs()
+    assert lines[0].split()[1] == jobs["quick"]["id"], (lines, jobs["quick"])
+    where = f"request #{seen.index} ({log} line {seen.index + 1})"
+    print(f"\nCodex: the unwatched finish reached the model in {where}:\n  {lines[0]}")
     print("\n".join(steps))
