@@ -110,9 +110,6 @@ async def test_the_early_answer_is_the_sdks_for_every_protocol_version(tmp_path,
 async def test_the_early_tools_list_is_the_sdks(tmp_path, vocabulary):
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     assert early.plain_tools_list(listing) and early.plain_tools_list({**listing, "params": {}})
-    # Codex 0.171's form: a progress token, which an instant answer has no use for.
-    codex = {**listing, "params": {"_meta": {"progressToken": 0}}}
-    assert early.plain_tools_list(codex)
     answers = await _sdk_answers(
         tmp_path, [_initialize("2025-11-25", {})], then=listing, vocabulary=vocabulary
     )
@@ -123,14 +120,10 @@ async def test_the_early_tools_list_is_the_sdks(tmp_path, vocabulary):
     }
 
 
-def test_a_tools_list_with_a_cursor_or_other_meta_is_left_to_the_sdk():
+def test_a_tools_list_with_a_cursor_or_meta_is_left_to_the_sdk():
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     assert not early.plain_tools_list({**listing, "params": {"cursor": "x"}})
     assert not early.plain_tools_list({**listing, "params": {"_meta": {"other": 1}}})
-    assert not early.plain_tools_list({**listing, "params": {"_meta": {"progressToken": None}}})
-    assert not early.plain_tools_list(
-        {**listing, "params": {"_meta": {"progressToken": 1}, "cursor": "x"}}
-    )
     assert not early.plain_tools_list({**listing, "id": None})
     assert not early.plain_tools_list({**listing, "method": "tools/call"})
 
@@ -219,15 +212,10 @@ def _lines(server: subprocess.Popen[bytes], count: int, timeout: float = 30) -> 
     return found
 
 
-@pytest.mark.parametrize(
-    "listing_params",
-    [None, {"_meta": {"progressToken": 0}}],
-    ids=["plain", "codex-progress-token"],
-)
-def test_a_pipelined_handshake_then_tools_list_and_a_call(project, listing_params):
+def test_a_pipelined_handshake_then_tools_list_and_a_call(project):
     """initialize, initialized, tools/list and a call in one write, before the server has
     loaded: each answered once, with the client's ids, and the SDK agreed with the early
-    answer (no warning). Codex 0.171 sends its tools/list with a progress token."""
+    answer (no warning)."""
     cwd, registry = project
     server = _spawn(cwd, registry)
     assert server.stdin is not None and server.stderr is not None
@@ -235,8 +223,7 @@ def test_a_pipelined_handshake_then_tools_list_and_a_call(project, listing_param
         batch = [
             _initialize("2025-06-18", CLIENTS["claude-code"], request_id=0),
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-            | ({} if listing_params is None else {"params": listing_params}),
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
             {
                 "jsonrpc": "2.0",
                 "id": 2,
