@@ -212,6 +212,8 @@ async def dispatch(
             cwd=call.cwd,
             env=call.env,
         )
+        if not record.running:  # ended already: this result is its report (not a hook's)
+            manager.mark_seen(record.id)
         return {"action": action, "job": record.to_json()}
     if action == "list":
         jobs = await manager.list(all=call.all)

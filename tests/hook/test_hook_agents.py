@@ -253,3 +253,20 @@ def test_hooks_at_once_report_each_finish_once(
     assert all(r["code"] == 0 for r in runs), runs
     for n in range(3):
         assert said.count(f"j{n + 1} build{n} ·") == 1, said
+
+
+def test_a_finish_job_start_returned_is_not_reported_again(
+    agent: FakeAgent, registry: Path, tmp_path: Path
+) -> None:
+    """An instant job's start result already says how it ended: that is its report."""
+    for attempt in range(5):
+        result = agent.call("job_start", command="echo boom; exit 2", label=f"quick{attempt}")
+        job = result["structuredContent"]["job"]
+        if job["status"] != "running":
+            break
+    else:
+        pytest.fail("no start returned a finished job in 5 tries")
+    assert "exit 2" in result["content"][0]["text"]
+    settled(registry, *(f"j{n + 1}" for n in range(attempt + 1)))
+    run = agent.hook("tool", "claude", hook_input("claude", "tool", str(tmp_path)))
+    assert f"{job['id']} quick" not in run.stdout, run
