@@ -32,6 +32,7 @@ from .clients import (
 )
 from .fake_openai import OpenAISpeaker, offered_tools
 from .fakemodel import FakeModel, Reply, Turn
+from .sessions import FINISH, READY, job_id, server_session, short
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(600)]
 
@@ -94,12 +95,6 @@ stream_max_retries = 0
         return {j["label"]: j for j in (value["jobs"] if isinstance(value, dict) else value)}
 
 
-def job_id(text: str) -> str:
-    found = re.search(r'"id"\s*:\s*"(j[1-9][0-9]*)"', text) or re.search(r"\bj[1-9]\d*\b", text)
-    assert found, text
-    return found.group(1) if found.groups() else found.group(0)
-
-
 def test_codex_lists_the_server_and_offers_every_tool_intact(codex: Path, tmp_path: Path):
     with FakeModel(OpenAISpeaker(), lambda turn: Reply.say("ok")) as model:
         setting = Setting(tmp_path, model)
@@ -136,52 +131,9 @@ def test_codex_lists_the_server_and_offers_every_tool_intact(codex: Path, tmp_pa
     print(f"\nCodex offers {len(offered)} jobs tools under {NAMESPACE}: {names}")
 
 
-READY = "READY-7"
-SERVER = f"echo starting; sleep 2; echo {READY}; exec sleep 300"
-WAKER = "sleep 2; echo bye-from-wake; exit 3"
-FINISH = re.compile(r"✗ (j[1-9]\d*) waker · exit 3 · [0-9.]+s · last line: bye-from-wake")
-
-
-def session_script(steps: list[str]) -> Any:
-    """The model of the session: start a server-like job, wait until its ready line,
-    read its logs, kill it, start a `wake` job and end the turn; when the turn goes on
-    (the Stop hook's continuation), say so and end."""
-    ids: dict[str, str] = {}
-
-    def script(turn: Turn) -> Reply:
-        last = turn.messages[-1] if turn.messages else None
-        result = turn.last_result()
-        if last is None or not last.results:
-            if "waker" in ids:
-                steps.append(f"#{turn.request.index} the turn went on after the wake job")
-                return Reply.say("the wake job's outcome is in my context; done")
-            return Reply.call("job_start", command=SERVER, label="server")
-        assert result is not None
-        step = result.name.rsplit("__", 1)[-1]
-        steps.append(f"#{turn.request.index} {step}: {result.text[-240:]!r}")
-        if step == "job_start" and "server" not in ids:
-            ids["server"] = job_id(result.text)
-            # fromStart: the ready line may come before the wait does (a model round trip)
-            return Reply.call(
-                "job_wait", id=ids["server"], until=READY, fromStart=True, timeoutMs=60000
-            )
-        if step == "job_wait":
-            return Reply.call("job_logs", id=ids["server"])
-        if step == "job_logs":
-            return Reply.call("job_kill", id=ids["server"])
-        if step == "job_kill":
-            return Reply.call("job_start", command=WAKER, label="waker", wake=True)
-        if step == "job_start":
-            ids["waker"] = job_id(result.text)
-            return Reply.say("started the waker; nothing else to do now")
-        return Reply.say(f"(unexpected step {step})")
-
-    return script
-
-
 def test_a_codex_session_waits_reads_kills_and_hears_the_wake_finish(codex: Path, tmp_path: Path):
     steps: list[str] = []
-    with FakeModel(OpenAISpeaker(), session_script(steps)) as model:
+    with FakeModel(OpenAISpeaker(), server_session(steps, wake=True)) as model:
         setting = Setting(tmp_path, model)
         setting.setup()
         done = setting.exec(codex, "run the server, then the waker")
@@ -189,7 +141,7 @@ def test_a_codex_session_waits_reads_kills_and_hears_the_wake_finish(codex: Path
     trace = "\n".join(steps) + "\n" + done.stdout[-2000:] + done.stderr[-3000:]
     assert not model.errors, model.errors
     assert done.returncode == 0, trace
-    results = {r.name.rsplit("__", 1)[-1]: r.text for r in model.main_turns()[-1].results()}
+    results = {short(r.name): r.text for r in model.main_turns()[-1].results()}
     assert f'"line":"{READY}"' in results["job_wait"].replace(" ", ""), results["job_wait"]
     assert "starting" in results["job_logs"] and READY in results["job_logs"], results["job_logs"]
     assert '"status":"killed"' in results["job_kill"].replace(" ", ""), results["job_kill"]
@@ -229,7 +181,7 @@ def finishes_script(steps: list[str]) -> Any:
             return Reply.call(
                 "job_start", command="sleep 1; echo out-of-quick; exit 2", label="quick"
             )
-        step = result.name.rsplit("__", 1)[-1]
+        step = short(result.name)
         steps.append(f"#{turn.request.index} {step}: {result.text[-200:]!r}")
         if step == "job_start" and "quick" in result.text:
             return Reply.call("job_start", command="sleep 4", label="slow")

@@ -32,7 +32,8 @@ from .clients import (
     served_tools,
 )
 from .fake_openai import OpenAISpeaker, offered_tools
-from .fakemodel import FakeModel, Reply, Turn
+from .fakemodel import FakeModel, Reply
+from .sessions import READY, server_session, short
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(600)]
 
@@ -138,41 +139,9 @@ def test_opencode_offers_the_model_every_jobs_tool_intact(opencode: Path, tmp_pa
     print(f"\nopencode offers {len(offered)} jobs tools: {names}; added: {added or 'none'}")
 
 
-READY = "READY-9"
-SERVER = f"echo starting; sleep 2; echo {READY}; exec sleep 300"
-
-
-def session_script(steps: list[str]) -> Any:
-    """Start a server-like job, wait until its ready line, read its logs, kill it."""
-    ids: dict[str, str] = {}
-
-    def script(turn: Turn) -> Reply:
-        last = turn.messages[-1] if turn.messages else None
-        result = turn.last_result()
-        if last is None or not last.results or result is None:
-            return Reply.call("job_start", command=SERVER, label="server")
-        step = result.name[len(PREFIX) :] if result.name.startswith(PREFIX) else result.name
-        steps.append(f"#{turn.request.index} {step}: {result.text[-240:]!r}")
-        if step == "job_start":
-            found = re.search(r"\bj[1-9]\d*\b", result.text)
-            assert found, result.text
-            ids["server"] = found.group(0)
-            # fromStart: the ready line may come before the wait does (a model round trip)
-            return Reply.call(
-                "job_wait", id=ids["server"], until=READY, fromStart=True, timeoutMs=60000
-            )
-        if step == "job_wait":
-            return Reply.call("job_logs", id=ids["server"])
-        if step == "job_logs":
-            return Reply.call("job_kill", id=ids["server"])
-        return Reply.say("done: started, waited, read and killed")
-
-    return script
-
-
 def test_an_opencode_session_starts_waits_reads_and_kills(opencode: Path, tmp_path: Path):
     steps: list[str] = []
-    with FakeModel(OpenAISpeaker(), session_script(steps)) as model:
+    with FakeModel(OpenAISpeaker(), server_session(steps, wake=False)) as model:
         setting = Setting(tmp_path, model)
         setting.setup()
         done = setting.opencode(opencode, "run", "run the server")
@@ -180,7 +149,7 @@ def test_an_opencode_session_starts_waits_reads_and_kills(opencode: Path, tmp_pa
     trace = "\n".join(steps) + "\n" + done.stdout[-2000:] + done.stderr[-3000:]
     assert not model.errors, model.errors
     assert done.returncode == 0, trace
-    results = {r.name[len(PREFIX) :]: r.text for r in model.main_turns()[-1].results()}
+    results = {short(r.name): r.text for r in model.main_turns()[-1].results()}
     assert set(results) >= {"job_start", "job_wait", "job_logs", "job_kill"}, trace
     job = setting.jobs()["server"]["id"]
     assert f"matched in {job}: {READY}" in results["job_wait"], results["job_wait"]
