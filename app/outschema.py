@@ -313,6 +313,35 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
         "schema": _result(
             "schema", {"name": _or_null(_STR), "schemas": {"type": "object"}}, ["schemas"]
         ),
+        "setup": _result(
+            "setup",
+            {
+                "client": {"enum": ["claude", "codex", "gemini", "opencode", "cursor"]},
+                "scope": {"enum": ["project", "user"]},
+                "project": _STR,
+                "command": {"type": "array", "items": _STR},
+                "files": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["path", "change", "items"],
+                        "properties": {
+                            "path": _STR,
+                            "change": {
+                                "enum": ["wrote", "unchanged", "removed", "deleted", "nothing"]
+                            },
+                            "items": {"type": "array", "items": _STR},
+                            "left": {"type": "array", "items": _STR},
+                        },
+                        "additionalProperties": False,
+                    },
+                },
+                "notes": {"type": "array", "items": _STR},
+                "changed": _BOOL,
+            },
+            ["client", "scope", "project", "command", "files", "notes", "changed"],
+            text="files: what happened to each config file; left: ours, changed since setup.",
+        ),
         "error": {
             "$schema": DRAFT,
             "title": "jobs-tui error --json",

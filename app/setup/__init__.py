@@ -41,15 +41,22 @@ def _client(text: str) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The verb's options; its epilog says which files each client gets."""
+    """The verb's options; its epilog says which files each client gets. The global
+    --session and --registry-dir mean nothing here: hidden, and refused (`run_verb`)."""
+    import argparse
+
     p.epilog = EPILOG
-    p.add_argument("client", type=_client, metavar="CLIENT", help=" | ".join(CLIENTS))
+    for action in p._actions:
+        if {"--session", "--registry-dir"} & set(action.option_strings):
+            action.help = argparse.SUPPRESS
+    p.add_argument("client", nargs="?", type=_client, metavar="CLIENT", help=" | ".join(CLIENTS))
     p.add_argument("--user", action="store_true", help="the user's own config, not the project's")
     p.add_argument("--remove", action="store_true", help="take out what setup added")
     p.add_argument(
         "--no-trust",
         action="store_true",
-        help="codex, gemini: do not mark the project trusted (say what to run instead)",
+        help="codex, gemini: write no trust (of the project, of codex's hooks); say what to "
+        "do instead",
     )
 
 
@@ -57,12 +64,21 @@ def run_verb(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from ..errors import EXIT_USAGE, VerbError
+    from ..errors import EXIT_USAGE, UsageError, VerbError
     from . import apply, launcher, report
     from .model import SetupError
     from .where import Where, find_root
 
-    root, reason = find_root(Path(os.getcwd()))
+    if args.client is None:
+        raise UsageError(f"setup needs a CLIENT, one of: {', '.join(CLIENTS)}", "CLIENT")
+    for flag, value in (("--session", args.session), ("--registry-dir", args.registry_dir)):
+        if value is not None:
+            raise UsageError(
+                f"setup takes no {flag}: the server finds the project's registry itself", flag
+            )
+
+    cwd = Path(os.getcwd())
+    root, reason = find_root(cwd)
     where = Where(
         user=args.user,
         root=root,
@@ -71,6 +87,7 @@ def run_verb(args: argparse.Namespace) -> int:
         environ=dict(os.environ),
         words=launcher.launcher(),
         trust=not args.no_trust,
+        cwd=cwd,
     )
     plan = _planner(args.client)(where)
     try:

@@ -27,7 +27,7 @@ class _Pending:
 def _setup_one(fp: FilePlan, book: dict[str, Any], notes: list[str], name: str) -> _Pending:
     text = files.read(fp.path)
     entry = ledger.entry(book, fp.path) or {}
-    earlier = entry.get("records", [])
+    earlier = entry.get("records", []) if text is not None else []
     if fp.syntax == "json":
         doc, style = jsonedit.parse(text or "", name)
         new_doc, records, changed, same, more = jsonedit.apply(doc, fp.items, earlier, name)
@@ -87,6 +87,9 @@ def run(plan: Plan, remove: bool, show: Callable[[Path], str] = str) -> list[Cha
             continue
         if p.change.change != "wrote":
             continue
+        if p.text is None and key in book["files"]:  # a new file: an earlier one's records
+            old = book["files"].pop(key)  # (it was deleted since) are void; its folders stay
+            book["files"][key] = {"created": True, "dirs": old.get("dirs", []), "records": []}
         entry = book["files"].setdefault(
             key, {"created": p.text is None, "dirs": [], "records": []}
         )

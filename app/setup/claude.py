@@ -47,6 +47,12 @@ def plan(where: Where) -> Plan:
             ),
         ]
         notes = []
+        if where.below_root():
+            notes.append(
+                f"claude finds .mcp.json from a subfolder but reads .claude/settings.local.json "
+                f"(the approval, the hooks) only in the folder it starts in: start it in "
+                f"{where.root}"
+            )
         if not (where.root / ".git").exists():
             notes.append(
                 "not a git checkout: an interactive claude reads the approval in "

@@ -91,28 +91,29 @@ def plan(where: Where) -> Plan:
     folder = home if where.user else where.root / ".codex"
     hook_items = hooks.members(where.words, "codex", EVENTS, launcher.STOP_TIMEOUT_S)
     hooks_file = folder / "hooks.json"
-    trusted = trust_items(hooks_file, files.read(hooks_file), hook_items)
-    project_items: list[Any] = [server_table(where)]
-    user_items: list[Any] = [*trusted] if not where.user else []
-    if where.user:
-        project_items += trusted
+    trusted = trust_items(hooks_file, files.read(hooks_file), hook_items) if where.trust else []
+    config_items: list[Any] = [server_table(where)]
+    user_items: list[Any] = []
     notes: list[str] = []
-    if not where.user:
-        if where.trust:
-            trust = TomlKey(
-                ("projects", str(where.root)),
-                "trust_level",
-                "trusted",
-                f'projects."{where.root}".trust_level',
-                respect=True,
-            )
-            user_items.insert(0, trust)
-        else:
-            notes.append(
-                "codex reads .codex/ only in a trusted project: run `codex` here once and "
-                "trust it (or `codex exec --trust`)"
-            )
-    config = FilePlan(folder / "config.toml", "toml", project_items)
+    if where.user:
+        config_items += trusted
+    elif where.trust:
+        project = TomlKey(
+            ("projects", str(where.root)),
+            "trust_level",
+            "trusted",
+            f'projects."{where.root}".trust_level',
+            respect=True,
+        )
+        user_items = [project, *trusted]
+    else:
+        notes.append(
+            "codex reads .codex/ only in a trusted project: run `codex` here once and "
+            "trust it (or `codex exec --trust`)"
+        )
+    if not where.trust:
+        notes.append("codex runs a hook only once trusted: trust jobs-tui's in codex's /hooks")
+    config = FilePlan(folder / "config.toml", "toml", config_items)
     plans = [config, FilePlan(hooks_file, "json", hook_items)]
     if user_items:
         plans.append(FilePlan(home / "config.toml", "toml", user_items))

@@ -39,7 +39,18 @@ def plan(where: Where) -> Plan:
     ]
     files = [FilePlan(folder / "settings.json", "json", items)]
     notes: list[str] = []
-    if not where.user:
+    if where.user:
+        notes.append(
+            "gemini starts no MCP server in a folder it does not trust (the server shows "
+            "Disabled): run `gemini` in each project and choose Trust folder, or "
+            "`jobs-tui setup gemini` there"
+        )
+    else:
+        if where.below_root():
+            notes.append(
+                f"gemini reads .gemini/settings.json only in the folder it starts in: start it "
+                f"in {where.root}"
+            )
         if where.trust:
             trust = JsonKey(
                 (str(where.root),), TRUST_LEVEL, f"{where.root}: {TRUST_LEVEL}", respect=True

@@ -137,6 +137,8 @@ def apply(
             else:
                 parent = _container(doc, item.path[:-1], created)
                 key = item.path[-1]
+                if not isinstance(parent, dict):
+                    raise SetupError(f"{'.'.join(item.path[:-1])} is not an object")
                 if key not in parent:
                     parent[key] = []
                     created.append(list(item.path))

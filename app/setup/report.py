@@ -49,7 +49,12 @@ def lines(plan: Plan, changes: list[Change], where: Where, removing: bool) -> li
     out += [f"note: {note}" for note in plan.notes]
     if removing:
         if not any(c.change in ("removed", "deleted") for c in changes):
-            out.append("nothing to remove: setup added nothing here (or it is gone already)")
+            from .ledger import ledger_path
+
+            out.append(
+                f"nothing to remove: {ledger_path()} has no record of setup adding anything "
+                "to these files (or it was taken out already)"
+            )
     elif not any(c.change == "wrote" for c in changes):
         out.append(f"nothing changed: {plan.client} is already set up")
     return out

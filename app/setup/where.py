@@ -21,6 +21,12 @@ class Where:
     environ: dict[str, str]
     words: list[str]  # how to start this jobs-tui (launcher.launcher())
     trust: bool  # project scope: mark the project trusted where the client needs it
+    cwd: Path | None = None  # where setup ran (None: the root itself)
+
+    def below_root(self) -> bool:
+        """Setup ran in a subfolder of the project (some clients read settings only from
+        the folder they start in)."""
+        return self.cwd is not None and self.cwd != self.root
 
     @property
     def scope(self) -> str:

@@ -148,9 +148,12 @@ def _codex_app_server(home: Path, proj: Path, method: str) -> dict:
         proc.wait(timeout=30)
 
 
-def test_codex_lists_the_server_and_trusts_the_hooks(project: tuple[Path, Path]) -> None:
+@pytest.mark.parametrize("scope", [[], ["--user"]], ids=["project", "user"])
+def test_codex_lists_the_server_and_trusts_the_hooks(
+    project: tuple[Path, Path], scope: list[str]
+) -> None:
     home, proj = project
-    setup("codex", home, proj)
+    setup("codex", home, proj, *scope)
     listed = run_client("codex", home, proj, "mcp", "list", "--json")
     servers = json.loads(listed[listed.index("[") : listed.rindex("]") + 1])
     [jobs] = [s for s in servers if s["name"] == "jobs"]

@@ -31,6 +31,7 @@ VERBS = (
     "poll",
     "config",
     "schema",
+    "setup",
 )
 REGISTRY_FIELDS = {
     "id",
@@ -146,6 +147,13 @@ def test_every_verb_prints_one_shape_with_its_exit_status(cli: Cli, schemas, tmp
     assert shown["registryDir"] == cli.registry_dir
     wrapped = checked(schemas, "schema", cli("schema", "job", "--json"))
     assert wrapped["schemas"]["job"]["title"] == "job"
+    home = {"HOME": str(tmp_path)}
+    wrote = checked(schemas, "setup", cli("setup", "cursor", "--user", "--json", env=home))
+    assert wrote["files"][0]["change"] == "wrote" and wrote["changed"] is True
+    gone = checked(
+        schemas, "setup", cli("setup", "cursor", "--user", "--remove", "--json", env=home)
+    )
+    assert gone["files"][0]["change"] == "deleted"
 
 
 def test_follow_prints_json_lines_the_last_with_the_exit(cli: Cli, schemas):

@@ -324,3 +324,142 @@ def test_on_path_the_command_is_the_bare_name(box: Box, tmp_path: Path) -> None:
     assert run.code == 0, run.err
     server = read_json(box.project / ".cursor" / "mcp.json")["mcpServers"]["jobs"]
     assert server["command"] == "jobs-tui"
+
+
+# --- edges ----------------------------------------------------------------------------
+
+
+def test_codex_trusts_its_hooks_in_the_user_config_and_keeps_its_comments(box: Box) -> None:
+    user_config = box.home / ".codex" / "config.toml"
+    user_config.parent.mkdir()
+    mine = '# mine\nmodel = "o3"\n\n[projects."/elsewhere"]\ntrust_level = "trusted"\n'
+    user_config.write_text(mine)
+    assert box.setup("codex").code == 0
+    user = tomllib.loads(user_config.read_text())
+    assert user_config.read_text().startswith(mine)
+    hooks_file = box.project / ".codex" / "hooks.json"
+    state = user["hooks"]["state"]
+    assert set(state) == {
+        f"{hooks_file}:user_prompt_submit:0:0",
+        f"{hooks_file}:post_tool_use:0:0",
+        f"{hooks_file}:stop:0:0",
+    }
+    assert all(v["trusted_hash"].startswith("sha256:") for v in state.values())
+    assert box.setup("codex", "--remove").code == 0
+    assert user_config.read_text() == mine
+
+
+def test_codex_hook_trust_key_counts_the_groups_already_there(box: Box) -> None:
+    (box.project / ".codex").mkdir()
+    theirs = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}]}}
+    (box.project / ".codex" / "hooks.json").write_text(json.dumps(theirs, indent=2) + "\n")
+    assert box.setup("codex").code == 0
+    state = tomllib.loads((box.home / ".codex" / "config.toml").read_text())["hooks"]["state"]
+    hooks_file = box.project / ".codex" / "hooks.json"
+    assert f"{hooks_file}:stop:1:0" in state and f"{hooks_file}:stop:0:0" not in state
+
+
+def test_codex_replaces_a_jobs_table_and_gives_it_back(box: Box) -> None:
+    (box.project / ".codex").mkdir()
+    config = box.project / ".codex" / "config.toml"
+    text = '[mcp_servers.jobs]\ncommand = "old"  # by hand\n\n# next\n[other]\nx = 1\n'
+    config.write_text(text)
+    run = box.setup("codex", "--no-trust")
+    assert run.code == 0, run.err
+    data = tomllib.loads(config.read_text())
+    assert data["mcp_servers"]["jobs"]["args"] == ["mcp"] and data["other"] == {"x": 1}
+    assert "# next" in config.read_text()
+    assert "trust" in run.out and not (box.home / ".codex").exists()
+    assert box.setup("codex", "--remove").code == 0
+    assert config.read_text() == text
+
+
+def test_codex_an_untrusted_project_stays_untrusted(box: Box) -> None:
+    user_config = box.home / ".codex" / "config.toml"
+    user_config.parent.mkdir()
+    mine = f'[projects."{box.project}"]\ntrust_level = "untrusted"\n'
+    user_config.write_text(mine)
+    run = box.setup("codex")
+    assert run.code == 0, run.err
+    assert tomllib.loads(user_config.read_text())["projects"][str(box.project)] == {
+        "trust_level": "untrusted"
+    }
+    assert "untrusted" in run.out and "left as it is" in run.out
+
+
+def test_codex_inline_table_refused(box: Box) -> None:
+    (box.project / ".codex").mkdir()
+    config = box.project / ".codex" / "config.toml"
+    config.write_text('mcp_servers = { jobs = { command = "x" } }\n')
+    before = snapshot(box.home.parent)
+    run = box.setup("codex")
+    assert run.code == 2 and "config.toml" in run.err
+    assert snapshot(box.home.parent) == before
+
+
+def test_gemini_a_folder_marked_not_trusted_stays_so(box: Box) -> None:
+    folders = box.home / ".gemini" / "trustedFolders.json"
+    folders.parent.mkdir()
+    folders.write_text(json.dumps({str(box.project): "DO_NOT_TRUST"}, indent=2) + "\n")
+    run = box.setup("gemini")
+    assert run.code == 0, run.err
+    assert read_json(folders) == {str(box.project): "DO_NOT_TRUST"}
+    assert "left as it is" in run.out
+
+
+def test_a_symlinked_config_stays_a_link(box: Box, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "mcp.json"
+    real.write_text("{}\n")
+    (box.home / ".cursor").mkdir()
+    link = box.home / ".cursor" / "mcp.json"
+    link.symlink_to(real)
+    assert box.setup("cursor", "--user").code == 0
+    assert link.is_symlink()
+    assert read_json(real)["mcpServers"]["jobs"]["args"] == ["mcp"]
+
+
+def test_no_client_lists_the_five(box: Box) -> None:
+    run = box.setup()
+    assert run.code == 2
+    assert all(client in run.err for client in CLIENTS)
+
+
+def test_a_new_path_to_jobs_tui_replaces_our_hooks(box: Box, tmp_path: Path) -> None:
+    """Setup run from another install: its hooks replace ours, never stand beside them."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "jobs-tui").symlink_to(launcher_words(box)[0])
+    assert box.setup("claude", PATH=f"{bin_dir}:/usr/bin:/bin").code == 0
+    assert box.setup("claude").code == 0  # now not on PATH: the absolute path
+    hooks = read_json(box.project / ".claude" / "settings.local.json")["hooks"]
+    for event in ("UserPromptSubmit", "PostToolUse", "Stop"):
+        [group] = hooks[event]
+        assert group["hooks"][0]["command"].startswith("/"), group
+    assert box.setup("claude", "--remove").code == 0
+    assert not (box.project / ".claude" / "settings.local.json").exists()
+    assert not (box.project / ".mcp.json").exists()
+
+
+def test_hook_command_quotes_a_path_with_spaces() -> None:
+    from jobs_tui.app.setup.launcher import hook_command
+
+    line = hook_command(["/opt/my tools/jobs-tui"], "stop", "codex")
+    assert line == "'/opt/my tools/jobs-tui' hook stop --client codex"
+
+
+def test_a_file_deleted_since_setup_is_a_new_file_again(box: Box) -> None:
+    assert box.setup("cursor").code == 0
+    (box.project / ".cursor" / "mcp.json").unlink()
+    again = box.setup("cursor")
+    assert again.code == 0 and "wrote .cursor/mcp.json" in again.out
+    assert box.setup("cursor", "--remove").code == 0
+    assert not (box.project / ".cursor").exists()  # file and the folder setup made: gone
+
+
+def test_new_codex_files_are_private(box: Box) -> None:
+    assert box.setup("codex").code == 0
+    assert mode(box.home / ".codex") == 0o700
+    assert mode(box.home / ".codex" / "config.toml") == 0o600
+    assert mode(box.project / ".codex" / "hooks.json") == 0o600
