@@ -54,7 +54,15 @@ class Setting:
         self.project = tmp_path / "project"
         self.registry = tmp_path / "registry"
         self.project.mkdir(parents=True)
-        extra = {"JOBS_TUI_REGISTRY_DIR": str(self.registry), "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+        extra = {
+            "JOBS_TUI_REGISTRY_DIR": str(self.registry),
+            # what opencode would fetch or install on its own (models.dev, npm plugins)
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+        }
         self.env = sealed_env(self.home, model.url, **extra)
         user = self.home / ".config" / "opencode" / "opencode.json"
         user.parent.mkdir(parents=True)
