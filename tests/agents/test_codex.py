@@ -168,6 +168,8 @@ def test_a_codex_session_waits_reads_kills_and_hears_the_wake_finish(codex: Path
 
 QUICK = re.compile(r"✗ (j[1-9]\d*) quick · exit 2 · [0-9.]+s · last line: out-of-quick")
 SLOW_LINE = re.compile(r"[✓✗] j[1-9]\d* slow · exit")
+PERSON_COMMAND = "sleep 3; echo person-job-$((40+5)); exit 5"  # the mark only in its output
+PERSON_LINE = re.compile(r"j[1-9]\d* person · exit 5|person-job-45")
 
 
 def finishes_script(steps: list[str]) -> Any:
@@ -198,11 +200,16 @@ def test_codex_hears_an_unwatched_finish_after_its_next_tool_call_once(codex: Pa
     """The seed's "a finished job is reported at the next turn": the quick job ends while
     the model waits on another; the PostToolUse hook puts its outcome line in the next
     request, once (the later hooks do not repeat it), and the job the model waited on,
-    whose finish the wait itself returned, is not reported again."""
+    whose finish the wait itself returned, is not reported again. A job the person
+    started in the same registry (`jobs-tui start`) ends meanwhile and reaches no request."""
     steps: list[str] = []
     with FakeModel(OpenAISpeaker(), finishes_script(steps)) as model:
         setting = Setting(tmp_path, model)
         setting.setup()
+        # The person's own job, same registry, ends during the session: not this agent's.
+        argv = [JOBS_TUI, "start", "--label", "person", "--", "sh", "-c", PERSON_COMMAND]
+        person = run(argv, setting.env, setting.project)
+        assert person.returncode == 0, person.stderr
         done = setting.exec(codex, "run quick and slow")
     log = save_log(model.log.entries, tmp_path / "requests.jsonl")
     trace = "\n".join(steps) + "\n" + done.stdout[-2000:] + done.stderr[-3000:]
@@ -221,6 +228,9 @@ def test_codex_hears_an_unwatched_finish_after_its_next_tool_call_once(codex: Pa
     assert not slow, slow  # job_wait returned it; no hook reports it again
     jobs = setting.jobs()
     assert lines[0].split()[1] == jobs["quick"]["id"], (lines, jobs["quick"])
+    assert jobs["person"]["status"] == "failed" and jobs["person"]["exitCode"] == 5
+    leaked = [r.index for r in model.log.entries if PERSON_LINE.search(" ".join(r.strings()))]
+    assert not leaked, f"the person's job was reported to the agent in requests {leaked}"
     where = f"request #{seen.index} ({log} line {seen.index + 1})"
     print(f"\nCodex: the unwatched finish reached the model in {where}:\n  {lines[0]}")
     print("\n".join(steps))
