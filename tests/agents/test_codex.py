@@ -111,9 +111,10 @@ def test_codex_lists_the_server_and_offers_every_tool_intact(codex: Path, tmp_pa
         assert done.returncode == 0, done.stderr[-3000:]
     save_log(model.log.entries, tmp_path / "requests.jsonl")
     assert not model.errors, model.errors
-    first = next(t for t in model.main_turns())
+    turns = model.main_turns()
+    assert turns, model.log.dump()
     offered = {
-        t.wire_name: t for t in offered_tools(first.request.body) if t.namespace == NAMESPACE
+        t.wire_name: t for t in offered_tools(turns[0].request.body) if t.namespace == NAMESPACE
     }
     served = served_tools(setting.registry, setting.project)
     assert sorted(offered) == sorted(served), (sorted(offered), sorted(served))
@@ -132,6 +133,10 @@ def test_codex_lists_the_server_and_offers_every_tool_intact(codex: Path, tmp_pa
 
 
 def test_a_codex_session_waits_reads_kills_and_hears_the_wake_finish(codex: Path, tmp_path: Path):
+    """Start a job, wait until its ready line, read its logs, kill it (Codex runs the
+    kill: setup's `default_tools_approval_mode = "approve"`), then a `wake` job and the
+    end of the turn: the Stop hook holds until it ends and its outcome line reaches the
+    model in a later request, as a new user message."""
     steps: list[str] = []
     with FakeModel(OpenAISpeaker(), server_session(steps, wake=True)) as model:
         setting = Setting(tmp_path, model)
