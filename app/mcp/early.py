@@ -71,8 +71,23 @@ def plain_id(request_id: Any) -> bool:
     return not (isinstance(request_id, int) and abs(request_id) >= 2**53)
 
 
+def _plain_params(params: Any) -> bool:
+    """No params, empty ones, or only a `_meta.progressToken`: Codex 0.171 sends
+    `{"_meta": {"progressToken": 0}}` with its tools/list, and a listing answered at once
+    has no progress to report, so the token changes nothing of the answer."""
+    if params in (None, {}):
+        return True
+    if not isinstance(params, dict) or set(params) != {"_meta"}:
+        return False
+    meta = params["_meta"]
+    if not isinstance(meta, dict) or not set(meta) <= {"progressToken"}:
+        return False
+    return "progressToken" not in meta or plain_id(meta["progressToken"])
+
+
 def plain_tools_list(message: Any) -> bool:
-    """`tools/list` with no params (or empty ones): the only form answered early."""
+    """`tools/list` with no params, empty ones or only a progress token: the only form
+    answered early (a cursor, or anything else, goes to the SDK)."""
     if not isinstance(message, dict) or not {"jsonrpc", "id", "method"} <= set(message):
         return False
     if not set(message) <= {"jsonrpc", "id", "method", "params"}:
@@ -82,7 +97,7 @@ def plain_tools_list(message: Any) -> bool:
     return (
         message["jsonrpc"] == "2.0"
         and message["method"] == "tools/list"
-        and message.get("params") in (None, {})
+        and _plain_params(message.get("params"))
     )
 
 
