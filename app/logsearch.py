@@ -17,6 +17,8 @@ from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
+    from jobs_tui.engine.logsearch import SearchResult
+    from jobs_tui.engine.model import JobRecord
 
 NO_TIME = "--:--:--.---"
 
@@ -40,7 +42,14 @@ def stamped(lines: list[str], times: list[int | None]) -> list[str]:
 
 async def grep(jm: JobManager, args: argparse.Namespace) -> int:
     found = await jm.search(args.id, args.grep, context=args.context or 0, since_ms=args.since_ms)
-    record = jm.get(args.id)
+    return show_search(args, jm.get(args.id), found)
+
+
+def show_search(
+    args: argparse.Namespace, record: JobRecord, found: SearchResult, rendered: bool = False
+) -> int:
+    """A search's matching lines (and context) as `logs --grep` prints them; `rendered`:
+    rows of a terminal job's screen (`ttylogs`), said in the JSON."""
     details: dict[str, Any] = {
         "job": record.to_json(),
         "grep": args.grep,
@@ -51,6 +60,8 @@ async def grep(jm: JobManager, args: argparse.Namespace) -> int:
         "matches": found.matches,
         "cut": found.cut,
     }
+    if rendered:
+        details["rendered"] = True
     if args.json:
         return emit(args, details, "")
     texts = [s.text for s in found.lines]

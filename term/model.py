@@ -106,8 +106,16 @@ class TermModel:
         return self.line(self.history_len() + y)
 
     def line_text(self, n: int) -> str:
+        """Row `n`'s text, trailing blanks dropped: from the cells it holds (a row is
+        sparse, and asking each column costs as much as emulating the row)."""
         line, cols = self.line(n), self.cols
-        return "".join(line[x].data for x in range(cols)).rstrip()
+        if not line:
+            return ""
+        text = [" "] * cols
+        for x, cell in line.items():
+            if x < cols:
+                text[x] = cell.data
+        return "".join(text).rstrip()
 
     def text_lines(self) -> list[str]:
         """The screen's rows as plain text, rstripped."""

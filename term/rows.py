@@ -6,7 +6,9 @@ scrollback never does. A row counts as final once it scrolled off, or once the c
 is on a row below it on the main screen (what line-oriented output looks like: a build,
 a REPL); the rows of an alternate screen (vim, less, top) are final only when the
 output ends (`finish`: the screen as it is then, trailing blank rows dropped). Each row
-is given once.
+is given once; a row of the main screen redrawn after it was given (a `top` drawn on
+the main screen: its first frame's rows were given as the cursor passed them) is given
+again at the end, as the last frame shows it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from __future__ import annotations
 import itertools
 
 from .model import TermModel
-from .text import ALT_ON, TEXT_SCROLLBACK, start_of
+from .plan import ALT_ON, TEXT_BYTES, pieces, plan
+from .text import TEXT_SCROLLBACK
+
+PIECE = 8 * 1024  # bytes fed at once at most: fewer rows than the scrollback keeps
 
 
 def _at_switches(data: bytes) -> list[bytes]:
@@ -40,6 +45,7 @@ class ScreenRows:
     def __init__(self, cols: int, rows: int, scrollback: int = TEXT_SCROLLBACK) -> None:
         self.model = TermModel(max(1, cols), max(1, rows), scrollback)
         self.given = 0  # absolute row number (from the first row ever) given so far
+        self._texts: dict[int, str] = {}  # the rows given that may still be on the screen
 
     def _pushed(self) -> int:
         return self.model.history_dropped + self.model.history_len()
@@ -53,20 +59,29 @@ class ScreenRows:
 
     def _take(self, upto: int) -> list[str]:
         out = []
+        texts, pushed = self._texts, self._pushed()
         for absolute in range(self.given, upto):
             text = self._row(absolute)
             if text is not None:
                 out.append(text)
+                if absolute >= pushed:
+                    texts[absolute] = text
         self.given = max(self.given, upto)
+        if texts and min(texts) < pushed:  # scrolled off: never redrawn
+            for absolute in [a for a in texts if a < pushed]:
+                del texts[absolute]
         return out
 
     def prime(self, data: bytes, whole: bool) -> list[str]:
         """Feed what was written before the reader came (`whole`: from the log's start):
         the rows it made final are returned (a tail for the reader to show, or not)."""
-        prefix, start = start_of(data, whole)
-        if prefix:
-            self.model.feed(prefix)
-        return self.feed(data[start:])
+        todo = plan(data, whole, TEXT_BYTES)
+        if todo.prefix:
+            self.model.feed(todo.prefix)
+        out: list[str] = []
+        for lo, hi in pieces(todo.parts, 0, (), PIECE):
+            out += self.feed(data[lo:hi])
+        return out
 
     def feed(self, data: bytes) -> list[str]:
         """The rows `data` made final (the main screen's, above its cursor, are taken at
@@ -95,12 +110,22 @@ class ScreenRows:
 
     def finish(self) -> list[str]:
         """The output ended: the rows not given yet, to the last non-blank one (on an
-        alternate screen: all of its rows, none of which was given while it showed)."""
+        alternate screen: all of its rows, none of which was given while it showed); on
+        the main screen, first the rows redrawn since they were given."""
         model, pushed = self.model, self._pushed()
         out = self._take(pushed)
         screen = [model.line_text(model.history_len() + y) for y in range(model.rows)]
         while screen and not screen[-1].strip():
             screen.pop()
-        out += screen if model.modes.alt_screen else screen[max(0, self.given - pushed) :]
+        if model.modes.alt_screen:
+            out += screen
+        else:
+            given = max(0, self.given - pushed)
+            out += [
+                text
+                for y, text in enumerate(screen[:given])
+                if text.strip() and self._texts.get(pushed + y, text) != text
+            ]
+            out += screen[given:]
         self.given = max(self.given, pushed + len(screen))
         return out

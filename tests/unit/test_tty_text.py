@@ -138,7 +138,7 @@ def test_dated_rows_are_every_final_row_with_the_time_of_the_bytes_that_made_it_
     data = b"".join(lines) + b"\x1b[?1049h\x1b[Hscreen\x1b[2;1Hstatus"
     half = len(b"".join(lines[:12_000]))  # the time index: a record at 0 and one here
     times = [(0, 1_000), (half + 4, 2_000)]  # ...four bytes into row 12000
-    rows = dated_rows(data, 40, 5, times=times)
+    rows = list(dated_rows(data, 40, 5, times=times))
     texts = [r.text for r in rows]
     assert texts[:25_000] == [f"row {i:05d}" for i in range(25_000)]
     assert texts[25_000:] == ["screen", "status"]  # the alternate screen, at the end

@@ -1,0 +1,132 @@
+"""A terminal job's rows with the time and place in its log of the bytes that made each
+final: what `logs --grep`, `--since` and `--timestamps` of a terminal job read.
+
+The log's time index gives the wall time of each stretch of bytes (`times`: absolute
+offset -> ms, as `engine.timeindex` reads them). The bytes are fed in pieces cut at each
+record (and at each resize, `sizes`, and every PIECE bytes), so all the bytes of a piece
+have one time; a row made final by a piece (`rows.ScreenRows`: it scrolled off, or the
+cursor went below it; an alternate screen's rows and the last open ones when the output
+ends) carries that piece's time and its first byte's offset. A row never carries an
+escape: it is cells.
+
+- `dated_rows`: every row the whole log made final, in order (a row that scrolled into
+  the scrollback long ago included, however many came after it): what grep searches.
+- `dated_screen`: the rows `text.render` shows for the log's last bytes (scrollback,
+  then the screen), each dated: what `--since` and `--timestamps` show.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .model import TermModel
+from .plan import Plan, Size, pieces, plan, size_at
+from .rows import PIECE, ScreenRows
+from .text import TEXT_SCROLLBACK, row_text
+
+Times = Sequence[tuple[int, int]]  # (absolute offset, wall ms), in order
+
+
+@dataclass(frozen=True)
+class DatedRow:
+    """A row as a terminal shows it; `offset`: where the bytes that made it final begin
+    (absolute, to a piece); `at_ms`: when they were written (None: the index lacks it)."""
+
+    text: str
+    offset: int
+    at_ms: int | None
+
+
+def time_at(times: Times, offset: int) -> int | None:
+    """Wall ms at which the byte at absolute `offset` was written (None: not indexed)."""
+    i = bisect_right(times, (offset, 1 << 64)) - 1
+    return times[i][1] if i >= 0 else None
+
+
+def _fed(
+    screen: ScreenRows,
+    data: bytes,
+    todo: Plan,
+    first: int,
+    times: Times,
+    sizes: Sequence[Size],
+) -> Iterator[tuple[int, int | None, list[str]]]:
+    """Feed `todo`'s parts in dated pieces: (offset, ms, rows made final) for each."""
+    model = screen.model
+    if todo.prefix:
+        model.feed(todo.prefix)
+    cuts = sorted({at for at, _ in times} | {at for at, _, _ in sizes})
+    for lo, hi in pieces(todo.parts, first, cuts, PIECE):
+        size = size_at(sizes, first + lo, (model.cols, model.rows))
+        if size != (model.cols, model.rows):
+            model.resize(*size)
+        yield first + lo, time_at(times, first + lo), screen.feed(data[lo:hi])
+
+
+def _screen(data: bytes, todo: Plan, first: int, size: tuple[int, int], sizes, scrollback):
+    cols, rows = size_at(sizes, first + todo.start, size)
+    return ScreenRows(cols, rows, scrollback)
+
+
+def dated_rows(
+    data: bytes,
+    cols: int,
+    rows: int,
+    *,
+    first: int = 0,
+    whole: bool = True,
+    times: Times = (),
+    sizes: Sequence[Size] = (),
+) -> Iterator[DatedRow]:
+    """Every row the log (`data`, byte 0 at absolute `first`; `whole`: from the output's
+    start) made final, in order, dated (see module doc)."""
+    todo = plan(data, whole, window=0)
+    screen = _screen(data, todo, first, (cols, rows), sizes, TEXT_SCROLLBACK)
+    offset, ms = first + todo.start, time_at(times, first + todo.start)
+    for offset, ms, made in _fed(screen, data, todo, first, times, sizes):
+        for text in made:
+            yield DatedRow(text, offset, ms)
+    for text in screen.finish():
+        yield DatedRow(text, offset, ms)
+
+
+def dated_screen(
+    data: bytes,
+    cols: int,
+    rows: int,
+    *,
+    first: int = 0,
+    whole: bool = True,
+    times: Times = (),
+    sizes: Sequence[Size] = (),
+    scrollback: int = TEXT_SCROLLBACK,
+) -> list[DatedRow]:
+    """`text.render`'s rows for `data`, each dated by the piece that made it final; a
+    row whose text changed since (redrawn in place), or never final (the cursor's, an
+    alternate screen's), by the last piece."""
+    todo = plan(data, whole)
+    screen = _screen(data, todo, first, (cols, rows), sizes, scrollback)
+    model: TermModel = screen.model
+    dates: dict[int, tuple[str, int, int | None]] = {}  # absolute row -> text, offset, ms
+    offset, ms = first + todo.start, time_at(times, first + todo.start)
+    for offset, ms, made in _fed(screen, data, todo, first, times, sizes):
+        upto = screen.given
+        for n, text in enumerate(made):
+            dates[upto - len(made) + n] = (text, offset, ms)
+        if len(dates) > 2 * scrollback + 2 * model.rows:  # rows off the scrollback's bound
+            floor = model.history_dropped
+            dates = {a: d for a, d in dates.items() if a >= floor}
+    dropped = model.history_dropped
+    out = [row_text(model.line(n), model.cols) for n in range(model.total_lines())]
+    while out and not out[-1].strip():
+        out.pop()
+    dated: list[DatedRow] = []
+    for n, text in enumerate(out):
+        known = dates.get(dropped + n)
+        if known is not None and known[0] == text:
+            dated.append(DatedRow(text, known[1], known[2]))
+        else:
+            dated.append(DatedRow(text, offset, ms))
+    return dated
