@@ -17,6 +17,7 @@ escape: it is cells.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -48,17 +49,15 @@ def time_at(times: Times, offset: int) -> int | None:
 def _fed(
     screen: ScreenRows,
     data: bytes,
-    todo: Plan,
+    parts: Sequence[tuple[int, int]],
     first: int,
     times: Times,
     sizes: Sequence[Size],
 ) -> Iterator[tuple[int, int | None, list[str]]]:
-    """Feed `todo`'s parts in dated pieces: (offset, ms, rows made final) for each."""
+    """Feed `parts` of `data` in dated pieces: (offset, ms, rows made final) for each."""
     model = screen.model
-    if todo.prefix:
-        model.feed(todo.prefix)
     cuts = sorted({at for at, _ in times} | {at for at, _, _ in sizes})
-    for lo, hi in pieces(todo.parts, first, cuts, PIECE):
+    for lo, hi in pieces(parts, first, cuts, PIECE):
         size = size_at(sizes, first + lo, (model.cols, model.rows))
         if size != (model.cols, model.rows):
             model.resize(*size)
@@ -68,6 +67,67 @@ def _fed(
 def _screen(data: bytes, todo: Plan, first: int, size: tuple[int, int], sizes, scrollback):
     cols, rows = size_at(sizes, first + todo.start, size)
     return ScreenRows(cols, rows, scrollback)
+
+
+def _plain_runs(data: bytes, lo: int, hi: int, cols: int, least: int) -> Iterator[tuple[int, int]]:
+    """Runs of at least `least` whole lines of printable ASCII (each shorter than `cols`,
+    each ending in CR LF, as a terminal's line discipline writes them) in data[lo:hi]."""
+    plain = _PLAIN.get(cols)
+    if plain is None:
+        plain = _PLAIN[cols] = re.compile(rb"(?:[ -~]{0,%d}\r\n)+" % max(0, cols - 1))
+    for found in plain.finditer(data, lo, hi):
+        start, end = found.span()
+        if start > 0 and data[start - 1] != 0x0A:  # begun inside a line: from the next one
+            start = data.index(b"\n", start, end) + 1
+        if data.count(b"\n", start, end) >= least:
+            yield start, end
+
+
+_PLAIN: dict[int, re.Pattern[bytes]] = {}
+
+
+def _nth_line_end(data: bytes, start: int, count: int) -> int:
+    at = start
+    for _ in range(count):
+        at = data.find(b"\n", at) + 1
+    return at
+
+
+def _rows_fed(
+    screen: ScreenRows, data: bytes, todo: Plan, first: int, times: Times, sizes: Sequence[Size]
+) -> Iterator[tuple[int, int | None, list[str]]]:
+    """`_fed`, but a long run of plain lines (a build's, a test runner's) is emulated
+    only at its ends: once its first screenful is fed, each further line is a fresh row,
+    so the lines between its first and last screenful are given as they are (each dated
+    by its own newline) and the screen is as feeding them would leave it."""
+    model = screen.model
+    if todo.prefix:
+        model.feed(todo.prefix)
+    cuts = [at for at, _, _ in sizes]
+    for lo, hi in todo.parts:
+        pos = lo
+        least = 2 * model.rows + 8
+        resized = any(first + lo < at < first + hi for at in cuts)  # widths change: no skip
+        for start, end in () if resized else _plain_runs(data, lo, hi, model.cols, least):
+            if start < pos:
+                continue
+            yield from _fed(screen, data, ((pos, start),), first, times, sizes)
+            pos = start
+            if not model.takes_plain_lines():
+                continue
+            head = _nth_line_end(data, start, model.rows)
+            tail = _nth_line_end(data, start, data.count(b"\n", start, end) - model.rows)
+            yield from _fed(screen, data, ((start, head),), first, times, sizes)
+            rows: list[tuple[int, int | None, list[str]]] = []
+            at = head
+            while at < tail:
+                nl = data.index(b"\n", at)
+                text = data[at : nl - 1].decode("ascii").rstrip()
+                rows.append((first + at, time_at(times, first + nl), [text]))
+                at = nl + 1
+            yield from rows
+            pos = tail
+        yield from _fed(screen, data, ((pos, hi),), first, times, sizes)
 
 
 def dated_rows(
@@ -85,7 +145,7 @@ def dated_rows(
     todo = plan(data, whole, window=0)
     screen = _screen(data, todo, first, (cols, rows), sizes, TEXT_SCROLLBACK)
     offset, ms = first + todo.start, time_at(times, first + todo.start)
-    for offset, ms, made in _fed(screen, data, todo, first, times, sizes):
+    for offset, ms, made in _rows_fed(screen, data, todo, first, times, sizes):
         for text in made:
             yield DatedRow(text, offset, ms)
     for text in screen.finish():
@@ -111,7 +171,9 @@ def dated_screen(
     model: TermModel = screen.model
     dates: dict[int, tuple[str, int, int | None]] = {}  # absolute row -> text, offset, ms
     offset, ms = first + todo.start, time_at(times, first + todo.start)
-    for offset, ms, made in _fed(screen, data, todo, first, times, sizes):
+    if todo.prefix:
+        model.feed(todo.prefix)
+    for offset, ms, made in _fed(screen, data, todo.parts, first, times, sizes):
         upto = screen.given
         for n, text in enumerate(made):
             dates[upto - len(made) + n] = (text, offset, ms)

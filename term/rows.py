@@ -14,9 +14,10 @@ again at the end, as the last frame shows it.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 from .model import TermModel
-from .plan import ALT_ON, TEXT_BYTES, pieces, plan
+from .plan import ALT_ON, TEXT_BYTES, Size, pieces, plan, size_at
 from .text import TEXT_SCROLLBACK
 
 PIECE = 8 * 1024  # bytes fed at once at most: fewer rows than the scrollback keeps
@@ -40,10 +41,22 @@ def _find_all(data: bytes, needle: bytes) -> list[int]:
 
 
 class ScreenRows:
-    """Feed a terminal job's bytes in order; get the rows that became final."""
+    """Feed a terminal job's bytes in order; get the rows that became final. With
+    `sizes` (`plan.Size` records; `at`: the absolute offset of the first byte fed), the
+    screen is resized where the job's terminal was; a follower may update `sizes`."""
 
-    def __init__(self, cols: int, rows: int, scrollback: int = TEXT_SCROLLBACK) -> None:
+    def __init__(
+        self,
+        cols: int,
+        rows: int,
+        scrollback: int = TEXT_SCROLLBACK,
+        sizes: Sequence[Size] = (),
+        at: int = 0,
+    ) -> None:
+        cols, rows = size_at(sizes, at, (cols, rows))
         self.model = TermModel(max(1, cols), max(1, rows), scrollback)
+        self.sizes = sizes
+        self.at = at  # the absolute offset of the next byte fed
         self.given = 0  # absolute row number (from the first row ever) given so far
         self._texts: dict[int, str] = {}  # the rows given that may still be on the screen
 
@@ -79,13 +92,35 @@ class ScreenRows:
         if todo.prefix:
             self.model.feed(todo.prefix)
         out: list[str] = []
+        base = self.at
         for lo, hi in pieces(todo.parts, 0, (), PIECE):
+            self.at = base + lo
             out += self.feed(data[lo:hi])
+        self.at = base + len(data)
         return out
 
     def feed(self, data: bytes) -> list[str]:
         """The rows `data` made final (the main screen's, above its cursor, are taken at
         each switch to an alternate screen, which hides them)."""
+        if self.sizes:
+            return self._sized(data)
+        self.at += len(data)
+        return self._feed(data)
+
+    def _sized(self, data: bytes) -> list[str]:
+        """`feed`, the screen resized at each size record the bytes cross."""
+        out: list[str] = []
+        model, base = self.model, self.at
+        cuts = [at for at, _, _ in self.sizes]
+        for lo, hi in pieces(((0, len(data)),), base, cuts, len(data) or 1):
+            size = size_at(self.sizes, base + lo, (model.cols, model.rows))
+            if size != (model.cols, model.rows):
+                model.resize(*size)
+            out += self._feed(data[lo:hi])
+        self.at = base + len(data)
+        return out
+
+    def _feed(self, data: bytes) -> list[str]:
         out: list[str] = []
         for piece in _at_switches(data):
             self.model.feed(piece)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -43,6 +45,16 @@ async def test_output_before_a_resize_renders_at_the_size_it_was_written_at(
             return b"x" * 60 in (await raw_tail(jm, rec.id)).data
 
         assert await _until(wrote_xs)
+        env = dict(os.environ, JOBS_TUI_REGISTRY_DIR=registry_dir)
+        follow = subprocess.Popen(  # following while the job is resized
+            [sys.executable, "-m", "jobs_tui.app.cli", "logs", rec.id, "--follow"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=work,
+        )
+        await asyncio.sleep(0.5)
         await jm.resize(rec.id, 100, 10)
         (work / "go").touch()
         done = await jm.wait(rec.id, 30_000)
@@ -50,6 +62,17 @@ async def test_output_before_a_resize_renders_at_the_size_it_was_written_at(
         expected = ["x" * 40, "x" * 20, "y" * 60]
         assert await screen_lines(jm, rec.id) == expected
         assert render_lines(await raw_tail(jm, rec.id)) == expected
+        out, err = await asyncio.to_thread(follow.communicate, timeout=60)
+        assert out.splitlines()[:3] == expected, (out, err)
+        grep = subprocess.run(
+            [sys.executable, "-m", "jobs_tui.app.cli", "logs", rec.id, "--grep", "x|y"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=work,
+            timeout=60,
+        )
+        assert grep.stdout.splitlines() == expected, grep
         sizes = Path(registry_dir) / f"{rec.id}.log.size"
         assert stat.S_IMODE(os.stat(sizes).st_mode) == 0o600
         await jm.clear(rec.id)
