@@ -144,5 +144,7 @@ def test_dated_rows_are_every_final_row_with_the_time_of_the_bytes_that_made_it_
     assert texts[25_000:] == ["screen", "status"]  # the alternate screen, at the end
     assert {r.at_ms for r in rows[:12_000]} == {1_000}  # its newline came before `half + 4`
     assert {r.at_ms for r in rows[12_000:]} == {2_000}
-    assert all(r.offset <= half + 4 for r in rows[:12_000])
-    assert all(r.offset >= half + 4 for r in rows[12_000:])
+    offsets = [r.offset for r in rows]
+    assert offsets == sorted(offsets)  # where the bytes that made each final begin
+    assert all(r.offset < half + 4 for r in rows[:12_000])
+    assert all(r.offset >= half + 4 for r in rows[12_001:])
