@@ -70,20 +70,30 @@ def _screen(data: bytes, todo: Plan, first: int, size: tuple[int, int], sizes, s
 
 
 def _plain_runs(data: bytes, lo: int, hi: int, cols: int, least: int) -> Iterator[tuple[int, int]]:
-    """Runs of at least `least` whole lines of printable ASCII (each shorter than `cols`,
-    each ending in CR LF, as a terminal's line discipline writes them) in data[lo:hi]."""
-    plain = _PLAIN.get(cols)
-    if plain is None:
-        plain = _PLAIN[cols] = re.compile(rb"(?:[ -~]{0,%d}\r\n)+" % max(0, cols - 1))
-    for found in plain.finditer(data, lo, hi):
+    """Runs of at least `least` whole lines of printable ASCII, colours (SGR) and erases
+    to the line's end (each line's text shorter than `cols`, each ending in CR LF, as a
+    terminal's line discipline writes them) in data[lo:hi]."""
+    wide = _WIDE.get(cols)
+    if wide is None:
+        wide = _WIDE[cols] = re.compile(rb"(?m)^[^\n]{%d,}\n" % (cols + 1))
+    for found in _PLAIN.finditer(data, lo, hi):
         start, end = found.span()
         if start > 0 and data[start - 1] != 0x0A:  # begun inside a line: from the next one
             start = data.index(b"\n", start, end) + 1
-        if data.count(b"\n", start, end) >= least:
-            yield start, end
+        run = start
+        for long in wide.finditer(data, start, end):  # cut where a line wraps
+            line = data[long.start() : long.end() - 2]
+            if len(_STYLE.sub(b"", line) if b"\x1b" in line else line) >= cols:
+                if data.count(b"\n", run, long.start()) >= least:
+                    yield run, long.start()
+                run = long.end()
+        if data.count(b"\n", run, end) >= least:
+            yield run, end
 
 
-_PLAIN: dict[int, re.Pattern[bytes]] = {}
+_WIDE: dict[int, re.Pattern[bytes]] = {}
+_PLAIN = re.compile(rb"(?:(?:[ -~]++|\x1b\[[0-9;]*+m|\x1b\[0?K)*+\r\n)++")
+_STYLE = re.compile(rb"\x1b\[[0-9;]*m|\x1b\[0?K")
 
 
 def _nth_line_end(data: bytes, start: int, count: int) -> int:
@@ -91,6 +101,25 @@ def _nth_line_end(data: bytes, start: int, count: int) -> int:
     for _ in range(count):
         at = data.find(b"\n", at) + 1
     return at
+
+
+def _lines_as_rows(
+    data: bytes, head: int, tail: int, first: int, times: Times
+) -> Iterator[tuple[int, int | None, list[str]]]:
+    """The plain lines of data[head:tail] as rows: each its text (colours and erases
+    dropped, trailing blanks too), its first byte's offset and its newline's time."""
+    chunk = data[head:tail]
+    raw = chunk.split(b"\r\n")[:-1]
+    clean = _STYLE.sub(b"", chunk) if b"\x1b" in chunk else chunk
+    texts = clean.decode("ascii").split("\r\n")
+    record = bisect_right(times, (first + head, 1 << 64)) - 1
+    at = first + head
+    for line, text in zip(raw, texts, strict=False):
+        newline = at + len(line) + 1
+        while record + 1 < len(times) and times[record + 1][0] <= newline:
+            record += 1
+        yield at, times[record][1] if record >= 0 else None, [text.rstrip()]
+        at = newline + 1
 
 
 def _rows_fed(
@@ -118,14 +147,7 @@ def _rows_fed(
             head = _nth_line_end(data, start, model.rows)
             tail = _nth_line_end(data, start, data.count(b"\n", start, end) - model.rows)
             yield from _fed(screen, data, ((start, head),), first, times, sizes)
-            rows: list[tuple[int, int | None, list[str]]] = []
-            at = head
-            while at < tail:
-                nl = data.index(b"\n", at)
-                text = data[at : nl - 1].decode("ascii").rstrip()
-                rows.append((first + at, time_at(times, first + nl), [text]))
-                at = nl + 1
-            yield from rows
+            yield from _lines_as_rows(data, head, tail, first, times)
             pos = tail
         yield from _fed(screen, data, ((pos, hi),), first, times, sizes)
 

@@ -15,6 +15,9 @@ def _stream(seed: int, count: int = 3000) -> bytes:
     rng = random.Random(seed)
     kinds = [
         b"\x1b[31mred %d\x1b[0m\r\n",
+        b"\x1b[1;32m  ok\x1b[m %d \x1b[Kend\x1b[0K\r\n",
+        b"\x1b[33m%d" + b"c" * 77 + b"\x1b[0m\r\n",  # 80 wide with its colours: wraps
+        b"\x1b[2Kerased %d\r\n",
         b"progress 10%%\rprogress 100%% %d\r\n",
         b"%d" + b"w" * 100 + b"\r\n",  # wraps
         b"tab\t%d\r\n",
@@ -29,7 +32,12 @@ def _stream(seed: int, count: int = 3000) -> bytes:
     out = []
     for i in range(count):
         roll = rng.random()
-        out.append(rng.choice(kinds) % i if roll < 0.04 else b"plain line %d\r\n" % i)
+        if roll < 0.04:
+            out.append(rng.choice(kinds) % i)
+        elif roll < 0.5:
+            out.append(b"\x1b[36mcoloured\x1b[0m line %d\x1b[K\r\n" % i)
+        else:
+            out.append(b"plain line %d\r\n" % i)
     return b"".join(out)
 
 
