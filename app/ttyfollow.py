@@ -55,13 +55,18 @@ def _say(args: argparse.Namespace, jm: JobManager, lines: list[str], gap: int) -
 
 
 async def tty_follow(jm: JobManager, args: argparse.Namespace) -> int:
-    """The last `--lines` final rows now, then each row as it becomes final, until the
-    job ends; then the rest of its screen and its outcome."""
+    """The last `--lines` final rows now (`--since`: of those written since then), then
+    each row as it becomes final, until the job ends; then the rest of its screen and
+    its outcome."""
     from jobs_tui.term.rows import ScreenRows
 
-    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES)
+    since = getattr(args, "since_ms", None)
+    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES, dated=since is not None)
     rows = ScreenRows(tail.cols, tail.rows, sizes=tail.sizes, at=tail.offset)
-    first = rows.prime(tail.data, tail.whole)
+    dated = rows.prime_dated(tail.data, tail.whole, tail.times)
+    if since is not None:  # `--since`: the rows made final by bytes written since then
+        dated = [(text, ms) for text, ms in dated if ms is not None and ms >= since]
+    first = [text for text, _ in dated]
     shown = first[-(args.lines or jm.config.max_log_lines) :]
     details: dict[str, Any] = {"job": jm.get(args.id).to_json(), "rendered": True}
     details["logs"] = "\n".join(shown) + ("\n" if shown else "")

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .model import TermModel
-from .plan import Plan, Size, pieces, plan, size_at
+from .plan import Plan, Size, pieces, plan, size_at, time_at
 from .rows import PIECE, ScreenRows
 from .text import TEXT_SCROLLBACK, row_text
 
@@ -38,12 +38,6 @@ class DatedRow:
     text: str
     offset: int
     at_ms: int | None
-
-
-def time_at(times: Times, offset: int) -> int | None:
-    """Wall ms at which the byte at absolute `offset` was written (None: not indexed)."""
-    i = bisect_right(times, (offset, 1 << 64)) - 1
-    return times[i][1] if i >= 0 else None
 
 
 def _fed(

@@ -133,6 +133,13 @@ def size_at(sizes: Sequence[Size], offset: int, default: tuple[int, int]) -> tup
     return (sizes[i][1], sizes[i][2]) if i >= 0 else default
 
 
+def time_at(times: Sequence[tuple[int, int]], offset: int) -> int | None:
+    """Wall ms at which the byte at absolute `offset` was written, from time-index
+    records (absolute offset, ms) in order; None: not indexed."""
+    i = bisect_right(times, (offset, 1 << 64)) - 1
+    return times[i][1] if i >= 0 else None
+
+
 def pieces(
     parts: Sequence[tuple[int, int]], first: int, cuts: Sequence[int], limit: int
 ) -> Iterator[tuple[int, int]]:

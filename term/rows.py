@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Sequence
 
 from .model import TermModel
-from .plan import ALT_ON, TEXT_BYTES, Size, pieces, plan, size_at
+from .plan import ALT_ON, TEXT_BYTES, Size, pieces, plan, size_at, time_at
 from .text import TEXT_SCROLLBACK
 
 PIECE = 8 * 1024  # bytes fed at once at most: fewer rows than the scrollback keeps
@@ -88,14 +88,22 @@ class ScreenRows:
     def prime(self, data: bytes, whole: bool) -> list[str]:
         """Feed what was written before the reader came (`whole`: from the log's start):
         the rows it made final are returned (a tail for the reader to show, or not)."""
+        return [text for text, _ in self.prime_dated(data, whole)]
+
+    def prime_dated(
+        self, data: bytes, whole: bool, times: Sequence[tuple[int, int]] = ()
+    ) -> list[tuple[str, int | None]]:
+        """`prime`, each row with the time its bytes were written (`times`: time-index
+        records, absolute offsets as `at`; the time of the bytes that made it final)."""
         todo = plan(data, whole, TEXT_BYTES)
         if todo.prefix:
             self.model.feed(todo.prefix)
-        out: list[str] = []
+        out: list[tuple[str, int | None]] = []
         base = self.at
-        for lo, hi in pieces(todo.parts, 0, (), PIECE):
+        for lo, hi in pieces(todo.parts, base, [at for at, _ in times], PIECE):
             self.at = base + lo
-            out += self.feed(data[lo:hi])
+            ms = time_at(times, base + lo)
+            out += [(text, ms) for text in self.feed(data[lo:hi])]
         self.at = base + len(data)
         return out
 

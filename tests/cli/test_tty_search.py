@@ -93,3 +93,19 @@ def test_grep_of_a_terminal_job_goes_through_a_rotation(cli: Cli):
     found = cli.ok("logs", "j1", "--grep", "^n=(000[1-9]|040[0-9]|1000)$").out.splitlines()
     assert found == [f"n={n:04d}" for n in range(400, 410)] + ["n=1000"], found
     assert cli.ok("logs", "j1", "--grep", r"\[K").out == ""
+
+
+def test_follow_since_of_a_terminal_job_starts_with_the_rows_written_since(cli: Cli):
+    script = (
+        "printf 'old\\033[1G\\033[Kolder\\n'; while [ ! -e go ]; do sleep 0.05; done; "
+        "printf 'new\\033[1G\\033[Knewer\\n'"
+    )
+    cli.ok("start", "--tty", "--", script)
+    assert until(lambda: "older" in cli.ok("logs", "j1").out)
+    time.sleep(0.4)
+    between = int(time.time() * 1000)
+    time.sleep(0.4)
+    (Path(cli.cwd) / "go").touch()
+    assert cli("wait", "j1", "--timeout-ms", "30000").code == 0
+    out = cli.ok("logs", "j1", "--follow", "--since", iso(between)).out.splitlines()
+    assert out[:-1] == ["newer"] and out[-1].startswith("✓ j1"), out
