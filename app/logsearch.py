@@ -46,10 +46,15 @@ async def grep(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 def show_search(
-    args: argparse.Namespace, record: JobRecord, found: SearchResult, rendered: bool = False
+    args: argparse.Namespace,
+    record: JobRecord,
+    found: SearchResult,
+    rendered: bool = False,
+    earlier: int = 0,
 ) -> int:
     """A search's matching lines (and context) as `logs --grep` prints them; `rendered`:
-    rows of a terminal job's screen (`ttylogs`), said in the JSON."""
+    rows of a terminal job's screen (`ttylogs`), said in the JSON; `earlier`: bytes the
+    log retains before what was searched (a terminal job's search is bounded)."""
     details: dict[str, Any] = {
         "job": record.to_json(),
         "grep": args.grep,
@@ -62,6 +67,8 @@ def show_search(
     }
     if rendered:
         details["rendered"] = True
+    if earlier:
+        details.update(truncated=True, earlierBytes=earlier)
     if args.json:
         return emit(args, details, "")
     texts = [s.text for s in found.lines]
@@ -77,5 +84,9 @@ def show_search(
     what = f"{found.matches} matching line{'' if found.matches == 1 else 's'}"
     if found.cut:
         what += f"; {found.cut} more not shown (narrow --grep, or add --since)"
+    if earlier:
+        from jobs_tui.engine.rawtail import SEARCH_BYTES
+
+        what += f"; the first {earlier} bytes not searched (the last {SEARCH_BYTES >> 20} MiB were)"
     printing.err(f"jobs-tui: {human.safe(record.id, 20)}: {what}")
     return EXIT_OK

@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, WHOLE_BYTES, raw_tail
+from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, SEARCH_BYTES, raw_tail
 from jobs_tui.engine.sanitize import spell_controls
 
 from . import human, printing
@@ -102,13 +102,15 @@ async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
     from .logsearch import show_search
 
     pattern = compile_regex("grep", args.grep)
-    tail = await raw_tail(jm, args.id, WHOLE_BYTES, dated=True)
+    tail = await raw_tail(jm, args.id, SEARCH_BYTES, dated=True)
     found = await asyncio.to_thread(
         lambda: search_rows(
             render_lines.history(tail), pattern, context=args.context or 0, since_ms=args.since_ms
         )
     )
-    return show_search(args, jm.get(args.id), found, rendered=True)
+    return show_search(
+        args, jm.get(args.id), found, rendered=True, earlier=tail.offset if tail.capped else 0
+    )
 
 
 async def tty_dated(jm: JobManager, args: argparse.Namespace) -> int:

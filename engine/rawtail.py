@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .follower import LOG_END, LogFollower
-from .logs import READ_BUDGET
 from .protocol import previous_of, sizes_of
 from .results import Refused
 from .safefiles import read_regular
@@ -27,7 +26,8 @@ if TYPE_CHECKING:
 
 RAW_TAIL_BYTES = 1024 * 1024  # what a rendering reads of a log at most (term.plan.SCAN_BYTES:
 # it emulates the last 256 KiB, or a main-screen program from its last redraw within this)
-WHOLE_BYTES = READ_BUDGET  # what a search of a terminal job's rows reads: the retained log
+SEARCH_BYTES = 4 * 1024 * 1024  # what a search of a terminal job's rows emulates at most:
+# plain lines go at tens of MiB/s, a full-screen program's redraws at 1-2 MiB/s
 LAST_LINE_BYTES = 32 * 1024  # what a last line is rendered from
 DEFAULT_SIZE = (80, 24)  # a terminal job's screen when its record has no size (old records)
 
@@ -47,6 +47,7 @@ class RawTail:
     rows: int
     sizes: tuple[tuple[int, int, int], ...] = ()
     times: tuple[tuple[int, int], ...] = ()
+    capped: bool = False  # the log retains bytes before `offset`: `cap` left them out
 
     @property
     def whole(self) -> bool:
@@ -135,7 +136,8 @@ def read_tail(
         from .logsearch import read_times
 
         times = tuple(read_times(live))
-    return RawTail(got.data, got.offset, max(end, got.end), cols, rows, sizes, times)
+    capped = got.offset > 0 and not got.skipped
+    return RawTail(got.data, got.offset, max(end, got.end), cols, rows, sizes, times, capped)
 
 
 async def raw_tail(

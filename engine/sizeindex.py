@@ -17,6 +17,7 @@ order end the list there, never a read.
 import os
 from _struct import Struct
 
+from .protocol import MAX_COLS, MAX_ROWS
 from .regdir import RegDir, temp_name
 
 RECORD = Struct("<QII")
@@ -100,7 +101,7 @@ def parse(data: bytes) -> list[tuple[int, int, int]]:
     for offset, cols, rows in RECORD.iter_unpack(data[:usable]):
         if records and offset < records[-1][0]:
             break
-        if not (0 < cols <= 10_000 and 0 < rows <= 10_000):
+        if not (0 < cols <= MAX_COLS and 0 < rows <= MAX_ROWS):  # as a resize allows
             break
         records.append((offset, cols, rows))
     return records

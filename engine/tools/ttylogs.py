@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..rawtail import (
     LAST_LINE_BYTES,
     RAW_TAIL_BYTES,
-    WHOLE_BYTES,
+    SEARCH_BYTES,
     TtyRenderer,
     last_row,
     raw_tail,
@@ -87,13 +87,18 @@ async def _dated_logs(manager: JobManager, call: JobCall, render: Any) -> dict[s
     job_id = call.id or ""
     if call.grep is not None:
         pattern = compile_regex("grep", call.grep)
-        tail = await raw_tail(manager, job_id, WHOLE_BYTES, dated=True)
+        tail = await raw_tail(manager, job_id, SEARCH_BYTES, dated=True)
         found = await asyncio.to_thread(
             lambda: search_rows(
                 render.history(tail), pattern, context=call.context or 0, since_ms=call.since_ms
             )
         )
-        return {**_search(manager.get(job_id), found, call.timestamps), "rendered": True}
+        details = {**_search(manager.get(job_id), found, call.timestamps), "rendered": True}
+        if tail.capped:  # a terminal job's search is bounded: say what it left out
+            details.update(truncated=True, earlierBytes=tail.offset)
+            note = f"the {tail.offset} bytes before its last {len(tail.data)} not searched"
+            details["note"] = f"{details['note']}; {note}" if details.get("note") else note
+        return details
     tail = await raw_tail(manager, job_id, RAW_TAIL_BYTES, dated=True)
     count = call.lines or manager.config.max_log_lines
     got = await asyncio.to_thread(dated_tail, tail, render.dated, count, call.since_ms)

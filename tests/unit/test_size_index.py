@@ -43,3 +43,4 @@ def test_a_torn_or_hostile_size_file_is_read_as_far_as_it_is_sane():
     assert parse(good + RECORD.pack(5, 90, 20)) == [(0, 80, 24), (10, 100, 30)]  # backwards
     assert parse(RECORD.pack(0, 0, 24) + good) == []  # no sane size
     assert parse(good + RECORD.pack(20, 1 << 30, 24)) == [(0, 80, 24), (10, 100, 30)]
+    assert parse(good + RECORD.pack(20, 80, 10_000)) == [(0, 80, 24), (10, 100, 30)]  # > 300
