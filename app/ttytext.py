@@ -84,12 +84,22 @@ async def screen_tail(jm: JobManager, job_id: str, count: int) -> tuple[list[str
     return shown, (earlier if earlier and not tail.offset else None), tail.offset
 
 
-def screen_delta(prior: bytes, whole: bool, new: bytes, cols: int, rows: int, ended: bool) -> str:
+def screen_delta(
+    prior: bytes,
+    whole: bool,
+    new: bytes,
+    cols: int,
+    rows: int,
+    ended: bool,
+    sizes: tuple[tuple[int, int, int], ...] = (),
+    at: int = 0,
+) -> str:
     """The `ScreenDelta` the vocabularies are given: the rows `new` made final after
-    `prior`, then (unless `ended`) the open rows up to the cursor's."""
+    `prior`, then (unless `ended`) the open rows up to the cursor's; at the sizes the
+    job's terminal had (`sizes`, from `at`, the absolute offset of `prior[0]`)."""
     from jobs_tui.term.rows import ScreenRows
 
-    screen = ScreenRows(cols, rows)
+    screen = ScreenRows(cols, rows, sizes=sizes, at=at)
     screen.prime(prior, whole)
     out = screen.feed(new)
     out += screen.finish() if ended else screen.pending()

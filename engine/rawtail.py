@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .follower import LOG_END, LogFollower
 from .protocol import previous_of, sizes_of
@@ -84,10 +84,19 @@ class TtyDater(Protocol):
 class ScreenDelta(Protocol):
     """What a terminal shows for `new` bytes written after `prior` ones (`whole`: prior
     starts at the output's start), on a `cols` x `rows` screen: the rows they made
-    final, then (unless `ended`) the rows still open up to the cursor's (a prompt)."""
+    final, then (unless `ended`) the rows still open up to the cursor's (a prompt).
+    A job that was resized is also given its `sizes` and `at`, the absolute offset of
+    `prior`'s first byte (a host's delta without them is given neither)."""
 
     def __call__(
-        self, prior: bytes, whole: bool, new: bytes, cols: int, rows: int, ended: bool
+        self,
+        prior: bytes,
+        whole: bool,
+        new: bytes,
+        cols: int,
+        rows: int,
+        ended: bool,
+        **sized: Any,
     ) -> str: ...
 
 

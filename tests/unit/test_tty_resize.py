@@ -77,3 +77,15 @@ async def test_output_before_a_resize_renders_at_the_size_it_was_written_at(
         assert stat.S_IMODE(os.stat(sizes).st_mode) == 0o600
         await jm.clear(rec.id)
         assert not sizes.exists()
+
+
+def test_unread_rows_are_laid_out_at_the_size_they_were_written_at():
+    from jobs_tui.app.ttytext import screen_delta
+
+    prior = b"x" * 60 + b"\r\n"  # written at 40 columns
+    sizes = ((0, 40, 10), (len(prior), 100, 10))
+    new = b"y" * 60 + b"\r\n"  # written at 100 columns
+    assert screen_delta(prior, True, new, 100, 10, True, sizes=sizes, at=0) == "y" * 60 + "\n"
+    earlier = screen_delta(b"", True, prior + new, 100, 10, True, sizes=sizes, at=0)
+    assert earlier.splitlines() == ["x" * 40, "x" * 20, "y" * 60]
+    assert screen_delta(b"", True, prior, 100, 10, True).splitlines() == ["x" * 60]  # unsized
