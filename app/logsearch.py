@@ -17,6 +17,8 @@ from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
+    from jobs_tui.engine.logsearch import SearchResult
+    from jobs_tui.engine.model import JobRecord
 
 NO_TIME = "--:--:--.---"
 
@@ -40,7 +42,19 @@ def stamped(lines: list[str], times: list[int | None]) -> list[str]:
 
 async def grep(jm: JobManager, args: argparse.Namespace) -> int:
     found = await jm.search(args.id, args.grep, context=args.context or 0, since_ms=args.since_ms)
-    record = jm.get(args.id)
+    return show_search(args, jm.get(args.id), found)
+
+
+def show_search(
+    args: argparse.Namespace,
+    record: JobRecord,
+    found: SearchResult,
+    rendered: bool = False,
+    earlier: int = 0,
+) -> int:
+    """A search's matching lines (and context) as `logs --grep` prints them; `rendered`:
+    rows of a terminal job's screen (`ttylogs`), said in the JSON; `earlier`: bytes the
+    log retains before what was searched (a terminal job's search is bounded)."""
     details: dict[str, Any] = {
         "job": record.to_json(),
         "grep": args.grep,
@@ -51,6 +65,10 @@ async def grep(jm: JobManager, args: argparse.Namespace) -> int:
         "matches": found.matches,
         "cut": found.cut,
     }
+    if rendered:
+        details["rendered"] = True
+    if earlier:
+        details.update(truncated=True, earlierBytes=earlier)
     if args.json:
         return emit(args, details, "")
     texts = [s.text for s in found.lines]
@@ -66,5 +84,9 @@ async def grep(jm: JobManager, args: argparse.Namespace) -> int:
     what = f"{found.matches} matching line{'' if found.matches == 1 else 's'}"
     if found.cut:
         what += f"; {found.cut} more not shown (narrow --grep, or add --since)"
+    if earlier:
+        from jobs_tui.engine.rawtail import SEARCH_BYTES
+
+        what += f"; the first {earlier} bytes not searched (the last {SEARCH_BYTES >> 20} MiB were)"
     printing.err(f"jobs-tui: {human.safe(record.id, 20)}: {what}")
     return EXIT_OK

@@ -8,7 +8,7 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, raw_tail
+from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, raw_tail, read_sizes
 
 from . import human, jsonout, printing
 from .reads import emit
@@ -23,14 +23,18 @@ BUSY_POLL_MS = 20
 FOLLOW_CAP = 1 << 20
 
 
-def _read(follower: LogFollower, rows: ScreenRows) -> tuple[list[str], int]:
-    """Blocking: everything the log holds past the follower, fed; the final rows, and the
-    bytes that rotated away unread before it."""
+def _read(follower: LogFollower, rows: ScreenRows, live: str) -> tuple[list[str], int]:
+    """Blocking: everything the log holds past the follower, fed (at the sizes the job's
+    terminal had: its resizes are looked for again first); the final rows, and the bytes
+    that rotated away unread before it."""
     out: list[str] = []
     skipped = 0
+    rows.sizes = read_sizes(live) or rows.sizes
     while True:
         got = follower.read(FOLLOW_CAP)
         skipped += got.skipped
+        if got.skipped:
+            rows.at = got.offset
         if got.data:
             out += rows.feed(got.data)
         if got.offset + len(got.data) >= got.end or not got.data:
@@ -51,13 +55,18 @@ def _say(args: argparse.Namespace, jm: JobManager, lines: list[str], gap: int) -
 
 
 async def tty_follow(jm: JobManager, args: argparse.Namespace) -> int:
-    """The last `--lines` final rows now, then each row as it becomes final, until the
-    job ends; then the rest of its screen and its outcome."""
+    """The last `--lines` final rows now (`--since`: of those written since then), then
+    each row as it becomes final, until the job ends; then the rest of its screen and
+    its outcome."""
     from jobs_tui.term.rows import ScreenRows
 
-    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES)
-    rows = ScreenRows(tail.cols, tail.rows)
-    first = rows.prime(tail.data, tail.whole)
+    since = getattr(args, "since_ms", None)
+    tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES, dated=since is not None)
+    rows = ScreenRows(tail.cols, tail.rows, sizes=tail.sizes, at=tail.offset)
+    dated = rows.prime_dated(tail.data, tail.whole, tail.times)
+    if since is not None:  # `--since`: the rows made final by bytes written since then
+        dated = [(text, ms) for text, ms in dated if ms is not None and ms >= since]
+    first = [text for text, _ in dated]
     shown = first[-(args.lines or jm.config.max_log_lines) :]
     details: dict[str, Any] = {"job": jm.get(args.id).to_json(), "rendered": True}
     details["logs"] = "\n".join(shown) + ("\n" if shown else "")
@@ -69,10 +78,11 @@ async def tty_follow(jm: JobManager, args: argparse.Namespace) -> int:
     if shown or args.json or details["truncated"]:
         emit(args, {**details, "following": True}, human.logs_lines(details), None)
     follower = jm.follow(args.id, tail.end)
+    live = jm.log_files(jm.get(args.id))[0]
     busy = True
     while True:
         record = await jm.wait(args.id, BUSY_POLL_MS if busy else FOLLOW_POLL_MS)
-        lines, gap = await asyncio.to_thread(_read, follower, rows)
+        lines, gap = await asyncio.to_thread(_read, follower, rows, live)
         if not record.running:
             lines += rows.finish()
         busy = bool(lines)

@@ -8,6 +8,7 @@ verbs and the server's start do not pay for them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
@@ -24,13 +25,48 @@ if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
     from jobs_tui.engine.model import JobRecord
     from jobs_tui.engine.paths import RegistryPaths
+    from jobs_tui.term.history import DatedRow
 
 
-def render_lines(tail: RawTail) -> list[str]:
-    """The rows a terminal shows for `tail` (the `TtyRenderer` the tools are given)."""
-    from jobs_tui.term.text import render
+class TermRenderer:
+    """The `TtyRenderer` (and `TtyDater`) the tools are given: a terminal job's bytes as
+    the rows its terminal shows, dated when asked (`jobs_tui.term.history`)."""
 
-    return render(tail.data, tail.cols, tail.rows, whole=tail.whole).lines
+    def __call__(self, tail: RawTail) -> list[str]:
+        from jobs_tui.term.text import render
+
+        return render(
+            tail.data, tail.cols, tail.rows, whole=tail.whole, first=tail.offset, sizes=tail.sizes
+        ).lines
+
+    def dated(self, tail: RawTail) -> list[DatedRow]:
+        from jobs_tui.term.history import dated_screen
+
+        return dated_screen(
+            tail.data,
+            tail.cols,
+            tail.rows,
+            first=tail.offset,
+            whole=tail.whole,
+            times=tail.times,
+            sizes=tail.sizes,
+        )
+
+    def history(self, tail: RawTail) -> Iterator[DatedRow]:
+        from jobs_tui.term.history import dated_rows
+
+        return dated_rows(
+            tail.data,
+            tail.cols,
+            tail.rows,
+            first=tail.offset,
+            whole=tail.whole,
+            times=tail.times,
+            sizes=tail.sizes,
+        )
+
+
+render_lines = TermRenderer()  # the rows a terminal shows for a `RawTail`
 
 
 async def screen_lines(jm: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES) -> list[str]:
@@ -48,12 +84,22 @@ async def screen_tail(jm: JobManager, job_id: str, count: int) -> tuple[list[str
     return shown, (earlier if earlier and not tail.offset else None), tail.offset
 
 
-def screen_delta(prior: bytes, whole: bool, new: bytes, cols: int, rows: int, ended: bool) -> str:
+def screen_delta(
+    prior: bytes,
+    whole: bool,
+    new: bytes,
+    cols: int,
+    rows: int,
+    ended: bool,
+    sizes: tuple[tuple[int, int, int], ...] = (),
+    at: int = 0,
+) -> str:
     """The `ScreenDelta` the vocabularies are given: the rows `new` made final after
-    `prior`, then (unless `ended`) the open rows up to the cursor's."""
+    `prior`, then (unless `ended`) the open rows up to the cursor's; at the sizes the
+    job's terminal had (`sizes`, from `at`, the absolute offset of `prior[0]`)."""
     from jobs_tui.term.rows import ScreenRows
 
-    screen = ScreenRows(cols, rows)
+    screen = ScreenRows(cols, rows, sizes=sizes, at=at)
     screen.prime(prior, whole)
     out = screen.feed(new)
     out += screen.finish() if ended else screen.pending()

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.rawtail import term_size
+from jobs_tui.engine.rawtail import read_sizes, term_size
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -38,6 +38,7 @@ class RowScanner:
 
     def feed(self, data: bytes, offset: int) -> LineMatch | None:
         self.offset = offset + len(data)
+        self.rows.at = offset
         return self._test(self.rows.feed(data), offset)
 
     def finish(self) -> LineMatch | None:
@@ -50,11 +51,16 @@ def screen_scanner(jm: JobManager):  # type: ignore[no-untyped-def]
     from jobs_tui.term.rows import ScreenRows
 
     def make(record: JobRecord, pattern: re.Pattern[str], position: int) -> RowScanner:
-        rows = ScreenRows(*term_size(record))
         start = max(0, position - PRIME_BYTES)
+        try:
+            sizes = read_sizes(jm.log_files(record)[0])
+        except JobError:
+            sizes = ()
+        rows = ScreenRows(*term_size(record), sizes=sizes, at=start)
         if position:
             try:
                 got = jm.follow(record.id, start).read(position - start)
+                rows.at = got.offset
                 rows.prime(got.data[: position - got.offset], got.offset == 0)
             except JobError:
                 pass

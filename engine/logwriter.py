@@ -59,6 +59,7 @@ class LogWriter:
         self._fd = -1
         self._fd = self._open()
         self.times = TimeIndexWriter(times_of(live), directory=self.dir)
+        self.sizes = None  # a terminal's sizes (sizeindex), once the shim records a resize
 
     def _open(self) -> int:
         try:
@@ -121,6 +122,8 @@ class LogWriter:
 
     def rotate(self) -> None:
         self.times.drop_before(self.total - self.size)  # where the segment kept starts
+        if self.sizes is not None:
+            self.sizes.drop_before(self.total - self.size)
         if self._fd >= 0:
             os.close(self._fd)
         self._fd = -1
@@ -219,6 +222,8 @@ class LogWriter:
 
     def close(self) -> None:
         self.times.close()
+        if self.sizes is not None:
+            self.sizes.close()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from . import regfiles
-from .protocol import base_of, previous_of, times_of
+from .protocol import base_of, previous_of, sizes_of, times_of
 
 try:  # the builtin module: hashlib loads OpenSSL first, a few ms of every short call
     from _sha1 import sha1
@@ -170,6 +170,10 @@ class RegistryPaths:
         """When the job's output was written (timeindex): offset/time records."""
         return Path(times_of(str(self.log(job_id))))
 
+    def log_sizes(self, job_id: str) -> Path:
+        """A terminal job's screen sizes from the byte each began at (sizeindex)."""
+        return Path(sizes_of(str(self.log(job_id))))
+
     def status(self, job_id: str) -> Path:
         return self.root / f"{job_id}.status"
 
@@ -200,6 +204,7 @@ class RegistryPaths:
             self.previous_log(job_id),
             self.log_base(job_id),
             self.log_times(job_id),
+            self.log_sizes(job_id),
             self.status(job_id),
             self.end(job_id),
             self.lock(job_id),

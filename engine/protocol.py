@@ -42,7 +42,8 @@ Files: `spec["end"]` holds the `ExitFields` as JSON, then `spec["status"]` the e
 alone (code, or -N for signal N). Beside the live log `spec["log"]`, `base_of(log)` says
 where it starts in the whole output (`<inode> <offset>`, see logwriter); a rotation
 renames it to `spec["previous"]` (`previous_of(log)` for a session's own jobs).
-`times_of(log)` says when the output was written (offset/time records, see timeindex).
+`times_of(log)` says when the output was written (offset/time records, see timeindex);
+`sizes_of(log)` a terminal job's screen sizes from the byte each began at (sizeindex).
 """
 
 TYPE_CHECKING = False  # not `typing`: the shim imports this module and must start fast
@@ -83,6 +84,11 @@ def base_of(live: str) -> str:
 def times_of(live: str) -> str:
     """When the job's output was written: offset/time records beside the live log `live`."""
     return live + ".time"
+
+
+def sizes_of(live: str) -> str:
+    """A terminal job's screen sizes, from which byte on (sizeindex): beside the live log."""
+    return live + ".size"
 
 
 def exit_info_fields(message: dict) -> tuple:

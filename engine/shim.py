@@ -201,6 +201,22 @@ class Shim(EndingMixin):
                 self.sel.unregister(self.out_fd)
                 self.out_resume_at = now + pause
 
+    def note_size(self, cols: int, rows: int) -> None:
+        """Record the new size at the byte it starts at (`<id>.log.size`), for renderers
+        that replay the log: what the job wrote before is moved into the log first."""
+        if self.log.sizes is None:
+            from .protocol import sizes_of
+            from .sizeindex import SizeIndexWriter  # only a resized job needs it
+
+            start = (int(self.spec.get("cols") or 80), int(self.spec.get("rows") or 24))
+            self.log.sizes = SizeIndexWriter(sizes_of(self.log.live), self.dir, *start)
+        if self.out_fd >= 0:
+            try:
+                self.drain()
+            except OSError:
+                pass
+        self.log.sizes.note(self.log.total, cols, rows)
+
     def write_stdin(self) -> None:
         if self.in_fd < 0:
             return
@@ -260,7 +276,9 @@ class Shim(EndingMixin):
         if op == OP_RESIZE:
             if self.pty_fd < 0 or self.exit_status is not None:
                 return {"ok": False, "error": "not a running terminal job"}
-            set_winsize(self.pty_fd, int(message["cols"]), int(message["rows"]))
+            cols, rows = int(message["cols"]), int(message["rows"])
+            self.note_size(cols, rows)
+            set_winsize(self.pty_fd, cols, rows)
             return {"ok": True}
         if op == OP_STATE:
             return self.state()

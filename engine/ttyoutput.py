@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .rawtail import ScreenDelta, record_follower, term_size
+from .rawtail import ScreenDelta, read_sizes, record_follower, term_size
 from .results import JobError
 
 if TYPE_CHECKING:
@@ -33,9 +33,11 @@ def read_screen_text(
     record: JobRecord,
     unread: Unread,
     delta: ScreenDelta | None,
+    live: str | None = None,
 ) -> str:
     """Blocking: `unread.text`, or for a terminal job with a `delta` its screen's text
-    (see module doc); the sanitized text when the log cannot be read again."""
+    (see module doc; at the sizes it had, read beside `live`); the sanitized text when
+    the log cannot be read again."""
     if delta is None or not record.tty or unread.offset <= unread.start:
         return unread.text
     start = max(0, unread.start - PRIME_BYTES)
@@ -46,7 +48,11 @@ def read_screen_text(
     cut = max(0, unread.start - got.offset)  # negative: what came before rotated away
     cols, rows = term_size(record)
     new = got.data[cut : unread.offset - got.offset]
-    return delta(got.data[:cut], got.offset == 0, new, cols, rows, not record.running)
+    prior, whole, ended = got.data[:cut], got.offset == 0, not record.running
+    sizes = read_sizes(live) if live else ()
+    if not sizes:  # never resized (or a host's delta that takes no sizes)
+        return delta(prior, whole, new, cols, rows, ended)
+    return delta(prior, whole, new, cols, rows, ended, sizes=sizes, at=got.offset)
 
 
 async def screen_text(
@@ -59,7 +65,8 @@ async def screen_text(
     def follow_at(position: int) -> LogFollower:
         return manager.follow(record.id, position)
 
-    return await asyncio.to_thread(read_screen_text, follow_at, record, unread, delta)
+    live = manager.log_files(record)[0]
+    return await asyncio.to_thread(read_screen_text, follow_at, record, unread, delta, live)
 
 
 def screen_text_now(
@@ -72,4 +79,5 @@ def screen_text_now(
         follow_at = record_follower(paths, record)
     except JobError:
         return unread.text
-    return read_screen_text(follow_at, record, unread, delta)
+    live = paths.inside(record.log_path)
+    return read_screen_text(follow_at, record, unread, delta, str(live) if live else None)

@@ -17,6 +17,7 @@ from .parser import Parser
 __all__ = ["Cell", "Line", "TermModel", "TermModes"]
 
 BRACKETED_PASTE = 2004 << 5
+IRM = 4  # insert mode (pyte's code for the ANSI mode)
 DECCKM = 1 << 5  # application cursor keys
 
 
@@ -62,6 +63,24 @@ class TermModel:
         if text:
             self._parser.feed(text)
 
+    def takes_plain_lines(self) -> bool:
+        """Whether lines of printable ASCII (each shorter than the screen is wide, each
+        ending in CR LF) fed now are drawn each on its own row from column 0, and once
+        `rows` of them are fed, each further one on a fresh row: the main screen, no scroll
+        margins, no insert mode or line-drawing set, the cursor at column 0, nothing held
+        by the parser. A reader of rows may then skip emulating the ones in between."""
+        s, parser = self._screen, self._parser
+        margins = s.margins
+        return (
+            not s.alt
+            and (margins is None or (margins.top == 0 and margins.bottom == s.lines - 1))
+            and IRM not in s.mode
+            and not s.dec_graphics
+            and s.cursor.x == 0
+            and not parser._hold
+            and not parser._in_string
+        )
+
     def resize(self, cols: int, rows: int) -> None:
         self._screen.resize(max(1, rows), max(1, cols))
 
@@ -106,8 +125,16 @@ class TermModel:
         return self.line(self.history_len() + y)
 
     def line_text(self, n: int) -> str:
+        """Row `n`'s text, trailing blanks dropped: from the cells it holds (a row is
+        sparse, and asking each column costs as much as emulating the row)."""
         line, cols = self.line(n), self.cols
-        return "".join(line[x].data for x in range(cols)).rstrip()
+        if not line:
+            return ""
+        text = [" "] * cols
+        for x, cell in line.items():
+            if x < cols:
+                text[x] = cell.data
+        return "".join(text).rstrip()
 
     def text_lines(self) -> list[str]:
         """The screen's rows as plain text, rstripped."""

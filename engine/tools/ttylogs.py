@@ -8,13 +8,25 @@ width probes kept). `raw: true` gives the bytes as written, escapes and all, eac
 control character but newline and tab spelled out (`\\x1b[?1049h`, a backslash as `\\\\`):
 a tool result is shown by clients in their own terminal, where a real ESC would act, and
 read by models, which need to see it. (`jobs-tui logs --raw` writes the bytes themselves.)
+
+`grep`, `since` and `timestamps` of a terminal job read its rows too when the renderer
+can date them (a `TtyDater`, as the MCP server's is): grep searches every row the
+retained log made final, `since`/`timestamps` the rows of its tail, each dated by the
+bytes that made it final (`engine.ttysearch`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..rawtail import LAST_LINE_BYTES, RAW_TAIL_BYTES, TtyRenderer, last_row, raw_tail
+from ..rawtail import (
+    LAST_LINE_BYTES,
+    RAW_TAIL_BYTES,
+    SEARCH_BYTES,
+    TtyRenderer,
+    last_row,
+    raw_tail,
+)
 from ..results import JobError
 from ..sanitize import spell_controls as visible
 
@@ -38,7 +50,9 @@ async def rendered_logs(
     if not call.raw and (render is None or not record.tty):
         return None
     if not call.raw and (call.grep is not None or call.since_ms is not None or call.timestamps):
-        return None
+        if not (hasattr(render, "dated") and hasattr(render, "history")):
+            return None  # a renderer that cannot date rows: the bytes' lines, as before
+        return await _dated_logs(manager, call, render)
     tail = await raw_tail(manager, job_id, RAW_TAIL_BYTES)
     count = call.lines or manager.config.max_log_lines
     details: dict[str, Any] = {"action": "logs", "job": manager.get(job_id).to_json()}
@@ -58,6 +72,45 @@ async def rendered_logs(
         details["earlierBytes"] = tail.offset
         if earlier and not tail.offset:
             details["earlierLines"] = earlier
+    return details
+
+
+async def _dated_logs(manager: JobManager, call: JobCall, render: Any) -> dict[str, Any]:
+    """grep/since/timestamps of a terminal job over its rendered, dated rows (the work,
+    a whole log's emulation at most, runs off the event loop)."""
+    import asyncio
+
+    from ..arguments import compile_regex
+    from ..ttysearch import dated_tail, search_rows
+    from .job import _search, _stamp
+
+    job_id = call.id or ""
+    if call.grep is not None:
+        pattern = compile_regex("grep", call.grep)
+        tail = await raw_tail(manager, job_id, SEARCH_BYTES, dated=True)
+        found = await asyncio.to_thread(
+            lambda: search_rows(
+                render.history(tail), pattern, context=call.context or 0, since_ms=call.since_ms
+            )
+        )
+        details = {**_search(manager.get(job_id), found, call.timestamps), "rendered": True}
+        if tail.capped:  # a terminal job's search is bounded: say what it left out
+            details.update(truncated=True, earlierBytes=tail.offset)
+            note = f"the {tail.offset} bytes before its last {len(tail.data)} not searched"
+            details["note"] = f"{details['note']}; {note}" if details.get("note") else note
+        return details
+    tail = await raw_tail(manager, job_id, RAW_TAIL_BYTES, dated=True)
+    count = call.lines or manager.config.max_log_lines
+    got = await asyncio.to_thread(dated_tail, tail, render.dated, count, call.since_ms)
+    texts = [(_stamp(r.at_ms) if call.timestamps else "") + r.text for r in got.rows]
+    details: dict[str, Any] = {"action": "logs", "job": manager.get(job_id).to_json()}
+    details["logs"] = "\n".join(texts) + ("\n" if texts else "")
+    details["rendered"] = True
+    details["truncated"] = got.truncated
+    if got.truncated:
+        details["earlierBytes"] = got.earlier_bytes
+        if got.earlier and not got.earlier_bytes:
+            details["earlierLines"] = got.earlier
     return details
 
 

@@ -129,6 +129,9 @@ def test_the_json_of_a_terminal_jobs_logs_is_of_the_published_shape(cli: Cli):
         ("logs", "j1", "--raw", "--json"),
         ("logs", "j1", "--offset", "0", "--limit", "3", "--json"),
         ("logs", "j1", "--follow", "--json"),
+        ("logs", "j1", "--grep", "notes", "--context", "1", "--json"),
+        ("logs", "j1", "--timestamps", "--json"),
+        ("logs", "j1", "--since", "1h", "--lines", "3", "--json"),
     ):
         checked(published, "logs", cli.ok(*words))
 

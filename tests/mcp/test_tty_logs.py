@@ -79,3 +79,32 @@ async def test_job_wait_until_matches_a_terminal_jobs_rows(project):
         assert found["match"]["line"] == "ok: fine", found
         missed = await s.ok("job_wait", id="j1", until="error", fromStart=True)
         assert "match" not in missed, missed
+
+
+async def test_job_logs_grep_and_since_of_a_terminal_job_read_its_rows(project):
+    from datetime import datetime, timedelta
+
+    cwd, registry = project
+    script = (
+        "printf 'row %s\\n' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; "
+        "printf 'error: fail\\033[1G\\033[Kok: fine\\n'; sleep 0.5; "
+        "printf 'late\\033[1G\\033[Klater\\n'; " + VIM_LIKE
+    )
+    _cli(registry, cwd, "start", "--tty", "--", script)
+    _cli(registry, cwd, "wait", "j1", "--timeout-ms", "60000")
+    async with serve(cwd, registry) as s:
+        for hidden in ("error", "▽", "1049", "~ +~"):
+            result = await s.ok("job_logs", id="j1", grep=hidden)
+            assert result["logs"] == "" and result.get("matches") == 0, (hidden, result)
+        found = await s.ok("job_logs", id="j1", grep="^(row 1|ok: fine)$", context=1)
+        assert found["logs"].split("\n") == ["row 1", "row 2", "--", "row 25", "ok: fine", "later"]
+        timed = await s.ok("job_logs", id="j1", grep="later", timestamps=True)
+        stamp, text = timed["logs"].split(" ", 1)
+        assert text == "later" and stamp.endswith("Z"), timed
+        written = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        since = (written - timedelta(milliseconds=200)).isoformat()
+        recent = await s.ok("job_logs", id="j1", since=since)
+        rows = recent["logs"].rstrip("\n").split("\n")
+        # the screen since then: vim's (the main screen's `later` is behind it)
+        assert rows[0] == "hello notes" and rows[1:-1] == ["~"] * 22, rows
+        assert all("\x1b" not in r and "▽" not in r for r in rows), rows

@@ -54,3 +54,23 @@ async def test_unread_output_of_a_terminal_job_is_its_screens_rows(jm: JobManage
     # the shell's row, hidden since by vim's screen but final before it, then vim's
     assert rows[:2] == ["$ vim notes.txt", "hello notes"] and rows[2:24] == ["~"] * 22, rows
     assert " ".join(rows[24].split()) == STATUS
+
+
+async def test_job_tools_grep_a_terminal_jobs_rows_within_a_bound(jm: JobManager, monkeypatch):
+    import jobs_tui.engine.tools.ttylogs as ttylogs
+
+    script = "for i in $(seq 1 400); do printf 'n=%03d\\033[K\\n' $i; done"
+    record = await jm.start(script, label="count", tty=True)
+    await jm.wait(record.id, 20_000)
+    tools = JobTools(jm, render=render_lines)
+    found = await tools.call({"action": "logs", "id": record.id, "grep": "^n=00[1-3]$"})
+    assert found["logs"] == "n=001\nn=002\nn=003" and found["rendered"] is True, found
+    assert found["truncated"] is False and "earlierBytes" not in found
+    plain = await JobTools(jm).call({"action": "logs", "id": record.id, "grep": "K"})
+    assert plain["matches"] == 0 and "rendered" not in plain  # bytes' lines, sanitized
+    monkeypatch.setattr(ttylogs, "SEARCH_BYTES", 1000)  # 1000 bytes: the last ~100 lines
+    bounded = await tools.call({"action": "logs", "id": record.id, "grep": "^n=(001|400)$"})
+    assert bounded["logs"] == "n=400" and bounded["truncated"] is True, bounded
+    assert (
+        bounded["earlierBytes"] == 400 * 10 - 1000
+    )  # 10 bytes a line with CR LF and "not searched" in bounded["note"]

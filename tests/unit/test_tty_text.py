@@ -97,3 +97,54 @@ def test_screen_rows_are_given_once_as_they_become_final():
     alt = ScreenRows(20, 4)
     alt.feed(ALT_ON + b"\x1b[Hvim\x1b[4;1Hstatus")
     assert alt.finish() == ["vim", "", "", "status"]  # an alternate screen: when it ends
+
+
+def _top_like(frames: int) -> bytes:
+    """A `top`/`htop`-like program on the main screen (no alternate screen): one full
+    clear and a whole first frame, then frames that move the cursor to each row that
+    changed and rewrite only that (curses' way), no newline anywhere."""
+    out = [b"$ top\r\n", b"\x1b[?25l\x1b[H\x1b[2J"]
+    header = [b"top - load average: 0.00", b"Tasks: 85 total", b"", b"  PID USER  %CPU COMMAND"]
+    for y, text in enumerate(header, 1):
+        out.append(b"\x1b[%d;1H%s\x1b[K" % (y, text))
+    for f in range(frames):
+        out.append(b"\x1b[1;22H%5d.%02d\x1b[K" % (f, f % 100))  # the clock, in place
+        for r in range(5, 5 + 18):
+            out.append(b"\x1b[%d;1H%5d root  %4.1f proc-%d-%d\x1b[K" % (r, r * 7, f % 10, r, f))
+        out.append(b"\x1b[24;1H\x1b[7m frame %d \x1b[m\x1b[K" % f)
+    return b"".join(out)
+
+
+def test_a_main_screen_program_is_its_last_frame_not_a_smear():
+    from jobs_tui.term.model import TermModel
+
+    frames = 800
+    data = _top_like(frames)
+    assert len(data) > 2 * TEXT_BYTES and b"\x1b[?1049h" not in data
+    model = TermModel(80, 24, 10_000)
+    model.feed(data)
+    screen = model.text_lines()  # what the terminal showed at the end
+    assert screen[1] == "Tasks: 85 total" and screen[-1] == f" frame {frames - 1}"
+    shown = render(data, 80, 24).lines
+    assert shown[-24:] == screen, shown
+    assert "Tasks: 85 total" in shown and not any(";1H" in row for row in shown)
+    assert sum(row.startswith(" frame") for row in shown) == 1  # no earlier frame left over
+
+
+def test_dated_rows_are_every_final_row_with_the_time_of_the_bytes_that_made_it_final():
+    from jobs_tui.term.history import dated_rows
+
+    lines = [b"row %05d\r\n" % i for i in range(25_000)]  # more than any scrollback keeps
+    data = b"".join(lines) + b"\x1b[?1049h\x1b[Hscreen\x1b[2;1Hstatus"
+    half = len(b"".join(lines[:12_000]))  # the time index: a record at 0 and one here
+    times = [(0, 1_000), (half + 4, 2_000)]  # ...four bytes into row 12000
+    rows = list(dated_rows(data, 40, 5, times=times))
+    texts = [r.text for r in rows]
+    assert texts[:25_000] == [f"row {i:05d}" for i in range(25_000)]
+    assert texts[25_000:] == ["screen", "status"]  # the alternate screen, at the end
+    assert {r.at_ms for r in rows[:12_000]} == {1_000}  # its newline came before `half + 4`
+    assert {r.at_ms for r in rows[12_000:]} == {2_000}
+    offsets = [r.offset for r in rows]
+    assert offsets == sorted(offsets)  # where the bytes that made each final begin
+    assert all(r.offset < half + 4 for r in rows[:12_000])
+    assert all(r.offset >= half + 4 for r in rows[12_001:])
