@@ -256,7 +256,10 @@ async def dispatch(
             "stdinClosed": sent["stdinClosed"],
         }
     if action == "kill":
-        return _kill(await manager.kill(job_id, call.signal))
+        killed = await manager.kill(job_id, call.signal)
+        if not killed.job.running:  # the result shows its end: that is its report
+            manager.mark_seen(killed.job.id)
+        return _kill(killed)
     if action == "wait":
         return await wait(manager, call, screen_scanner)
     cleared = await manager.clear(call.id, all=call.all)
