@@ -209,3 +209,15 @@ def test_each_clients_cap(client, token, env, cap):
     assert {"claude-code", "codex-mcp-client", "gemini-cli-mcp-client", "opencode"} <= set(
         CLIENT_TIMEOUTS
     )
+
+
+def test_the_cap_shortens_only_a_longer_wait_and_leaves_bad_values_to_the_validator():
+    from jobs_tui.app.mcp.waitcall import capped
+
+    assert capped({"id": "j1", "timeoutMs": 60_000}, 54.0)["timeoutMs"] == 54_000
+    assert capped({"timeoutMs": 60_000.0}, 54.0)["timeoutMs"] == 54_000
+    assert capped({"id": "j1"}, 9.0)["timeoutMs"] == 9_000  # the default 30 s counts
+    assert capped({"id": "j1"}, 54.0) == {"id": "j1"}
+    assert capped({"timeoutMs": 600_000}, None) == {"timeoutMs": 600_000}
+    for bad in (-5, True, "60000", float("inf")):
+        assert capped({"timeoutMs": bad}, 1.0) == {"timeoutMs": bad}
