@@ -79,3 +79,7 @@ WAIT_DESCRIPTION = (
     "call job_wait again."
 )
 WAIT_AGAIN = "the job keeps running: call job_wait again to keep waiting"
+WAKE = (
+    "start: where jobs-tui's hooks are installed (`jobs-tui setup`), your turn is held open "
+    "until it finishes and its outcome is reported then; elsewhere, call job_wait for it."
+)

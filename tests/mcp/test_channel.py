@@ -124,3 +124,11 @@ def test_the_instructions_name_only_tools_the_vocabulary_serves(vocabulary, chan
     assert named <= served, named - served
     assert "job_wait" not in text and "job_start" not in text
     assert _said_of_finishes(text) == channel
+
+
+def test_wake_says_what_carries_it_to_an_agent():
+    """`wake` over MCP is the hooks' (the stop hook holds the turn), not a promise that a
+    notification will come: said so, with job_wait for a client without them."""
+    start = next(t for t in tool_listing("job", False) or [] if t["name"] == "job_start")
+    text = start["inputSchema"]["properties"]["wake"]["description"]
+    assert "jobs-tui setup" in text and "job_wait" in text and not _said_of_finishes(text)
