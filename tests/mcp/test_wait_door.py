@@ -131,6 +131,11 @@ def test_a_port_wait_returns_when_the_jobs_tree_listens(project):
         assert 0.5 < took < 10, took
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             pass  # it really listens
+        # with no id: whichever of the session's running jobs listens, named by `job`
+        anyone, _ = server.call("job_wait", {"port": port, "timeoutMs": 20_000})
+        assert anyone["structuredContent"]["reason"] == "port"
+        assert anyone["structuredContent"]["job"]["id"] == job_id
+        _conforms(server, anyone)
         # a port it never opens: the wait times out, the job left running
         other = free_port()
         result, _ = server.call("job_wait", {"id": job_id, "port": other, "timeoutMs": 600})
