@@ -68,7 +68,7 @@ def run_verb(args: argparse.Namespace) -> int:
 
     from .handshake import answer_early, tool_listing
 
-    early = answer_early(args.channel)
+    early = answer_early(args.channel, args.tools)
     try:
         if early.expected:  # initialize was answered: a tools/list may come at once
             early.lines.offer_tools(tool_listing(args.tools, args.channel))

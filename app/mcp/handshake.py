@@ -94,11 +94,14 @@ def _metadata_version(directory: str) -> str | None:
     return None
 
 
-def initialize_result(requested: str, version: str, channel: bool = False) -> dict[str, Any]:
-    """The `result` of `initialize` as the SDK writes it (same keys, same values)."""
+def initialize_result(
+    requested: str, version: str, channel: bool = False, vocabulary: str = "job"
+) -> dict[str, Any]:
+    """The `result` of `initialize` as the SDK writes it (same keys, same values), for the
+    server the flags make (`--channel`, `--tools`)."""
     return {
         "capabilities": capabilities(channel),
-        "instructions": instructions(channel),
+        "instructions": instructions(channel, vocabulary),
         "protocolVersion": requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE,
         "serverInfo": {"name": SERVER_NAME, "title": SERVER_NAME, "version": version},
     }
@@ -241,9 +244,9 @@ class Early:
         self.restore.clear()
 
 
-def answer_early(channel: bool = False) -> Early:
+def answer_early(channel: bool = False, vocabulary: str = "job") -> Early:
     """Claim stdin and stdout, read the first line, and answer it if it is a plain
-    `initialize` (as the server the flags make: `--channel`); stdin's thread then reads
+    `initialize` (as the server the flags make: `--channel`, `--tools`); stdin's thread then reads
     on (see `early.Lines`).
 
     Blocks until the first line (clients write `initialize` as soon as they spawn us);
@@ -258,7 +261,8 @@ def answer_early(channel: bool = False) -> Early:
     prefix = f"jobs-tui-early-{os.getpid()}-{os.urandom(6).hex()}"
     if stdout_fd >= 0 and plain_initialize(message):
         version = server_version()
-        result = initialize_result(message["params"]["protocolVersion"], version, channel)
+        requested = message["params"]["protocolVersion"]
+        result = initialize_result(requested, version, channel, vocabulary)
         answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
         try:
             write_all(stdout_fd, json.dumps(answer, ensure_ascii=False).encode() + b"\n")

@@ -86,7 +86,7 @@ class JobsMcp:
                 SERVER_NAME,
                 version=server_version(),
                 title=SERVER_NAME,
-                instructions=instructions(options.channel),
+                instructions=instructions(options.channel, options.vocabulary),
                 on_list_tools=self._list_tools,
                 on_call_tool=self._call_tool,
                 on_list_resources=self._list_resources,

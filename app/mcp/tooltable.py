@@ -20,7 +20,7 @@ from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
 
 from .clientschema import client_schema
 from .modelview import output_schema
-from .wording import WAIT_DESCRIPTION, start_description
+from .wording import WAIT_DESCRIPTION, WAKE, start_description
 
 VOCABULARIES = ("job", "exec_command", "process")
 
@@ -155,6 +155,9 @@ def job_tools(channel: bool = False) -> list[ToolSpec]:
         text = text if SANITIZED in text else f"{text} {SANITIZED}"
         input_schema = client_schema(action_slice(schema, action))
         input_schema["title"] = f"job_{action}"
+        wake = input_schema["properties"].get("wake")
+        if isinstance(wake, dict):  # what `wake` does for an agent over MCP: the hooks'
+            wake["description"] = WAKE
         tools.append(
             ToolSpec(f"job_{action}", text, input_schema, job_output_schema(action), "job", action)
         )

@@ -54,11 +54,12 @@ def capped(call: dict[str, Any], cap_s: float | None) -> dict[str, Any]:
     if cap_s is None:
         return call
     asked = call.get("timeoutMs")
-    if not isinstance(asked, int) or isinstance(asked, bool):
-        asked = DEFAULT_WAIT_MS if asked is None else asked  # a bad one: the validator's
-    if isinstance(asked, int) and asked > cap_s * 1000:
+    if asked is None:
+        asked = DEFAULT_WAIT_MS
+    whole = isinstance(asked, int) or (isinstance(asked, float) and asked.is_integer())
+    if whole and not isinstance(asked, bool) and asked > cap_s * 1000:
         return {**call, "timeoutMs": int(cap_s * 1000)}
-    return call
+    return call  # within the cap, or not a number: the validator's to refuse
 
 
 async def run_wait(

@@ -13,28 +13,36 @@ Standard library only, no imports: the early handshake builds its answer from th
 
 from __future__ import annotations
 
-_BASE = (
+_WHAT = (
     "jobs-tui runs shell commands as durable background jobs (own process group, tree "
-    "kill, rotating logs, exact exit codes). Start long commands with job_start instead of "
-    "running them in the foreground. "
+    "kill, rotating logs, exact exit codes)."
 )
+_BASE = _WHAT + " Start long commands with job_start instead of running them in the foreground. "
 _WAIT = (
-    "job_wait blocks for a job (with an id, several ids, or with no id for the next finish "
-    "of any of your running jobs; `until` a regex matches a line; `port` until it listens)"
+    "job_wait blocks for a job (with an id, several ids, or with no id for your next "
+    "finish: one not yet reported, else the next to end; `until` a regex matches a line; "
+    "`port` until it listens)"
 )
-_TAIL = (
-    " Read output with job_logs (grep, since). All output is sanitized and bounded. The "
-    "person beside you sees the same jobs live in `jobs-tui`."
+_SHARED = (
+    "All output is sanitized and bounded. The person beside you sees the same jobs live in "
+    "`jobs-tui`."
+)
+_TAIL = " Read output with job_logs (grep, since). " + _SHARED
+
+
+_CHANNEL = (
+    "A channel notification tells you when each of your jobs finishes (a <channel> message "
+    "with its outcome line)"
 )
 
 
-def instructions(channel: bool) -> str:
-    """The server's `instructions`."""
+def instructions(channel: bool, vocabulary: str = "job") -> str:
+    """The server's `instructions` (naming only the tools `vocabulary` serves)."""
+    if vocabulary != "job":  # exec_command / process: their own tools say how to poll
+        told = f" {_CHANNEL}." if channel else ""
+        return f"{_WHAT}{told} {_SHARED}"
     if channel:
-        told = (
-            "A channel notification tells you when each of your jobs finishes (a <channel> "
-            f"message with its outcome line), so do not poll: carry on. {_WAIT}."
-        )
+        told = f"{_CHANNEL}, so do not poll: carry on. {_WAIT}."
     else:
         told = (
             "Do not count on hearing of a finish by itself: when you need a job's outcome, "
@@ -71,3 +79,7 @@ WAIT_DESCRIPTION = (
     "call job_wait again."
 )
 WAIT_AGAIN = "the job keeps running: call job_wait again to keep waiting"
+WAKE = (
+    "start: where jobs-tui's hooks are installed (`jobs-tui setup`), your turn is held open "
+    "until it finishes and its outcome is reported then; elsewhere, call job_wait for it."
+)

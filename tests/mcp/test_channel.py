@@ -113,3 +113,22 @@ def test_every_string_a_model_reads_is_true_for_the_flag(channel):
         assert "experimental" not in capabilities(False)
         assert "with no id" in instructions(False)
     assert "log notification" not in " ".join(texts)  # no client shows one to its model
+
+
+@pytest.mark.parametrize("channel", [False, True])
+@pytest.mark.parametrize("vocabulary", ["exec_command", "process"])
+def test_the_instructions_name_only_tools_the_vocabulary_serves(vocabulary, channel):
+    text = instructions(channel, vocabulary)
+    served = {tool["name"] for tool in tool_listing(vocabulary, channel) or []}
+    named = set(re.findall(r"\b(?:job|exec|process|write|list|set|kill)_[a-z_]+\b", text))
+    assert named <= served, named - served
+    assert "job_wait" not in text and "job_start" not in text
+    assert _said_of_finishes(text) == channel
+
+
+def test_wake_says_what_carries_it_to_an_agent():
+    """`wake` over MCP is the hooks' (the stop hook holds the turn), not a promise that a
+    notification will come: said so, with job_wait for a client without them."""
+    start = next(t for t in tool_listing("job", False) or [] if t["name"] == "job_start")
+    text = start["inputSchema"]["properties"]["wake"]["description"]
+    assert "jobs-tui setup" in text and "job_wait" in text and not _said_of_finishes(text)

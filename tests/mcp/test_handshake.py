@@ -114,6 +114,17 @@ async def test_the_early_answer_is_the_sdks_for_every_protocol_version(tmp_path,
     assert declared == ({"claude/channel": {}} if channel else None)
 
 
+@pytest.mark.parametrize("vocabulary", ["exec_command", "process"])
+async def test_the_early_answer_is_the_sdks_for_each_vocabulary(tmp_path, vocabulary):
+    for channel in (False, True):
+        request = _initialize("2025-11-25", {})
+        (answer,) = await _sdk_answers(tmp_path, [request], vocabulary=vocabulary, channel=channel)
+        ours = handshake.initialize_result(
+            "2025-11-25", handshake.server_version(), channel, vocabulary
+        )
+        assert answer["result"] == ours
+
+
 @pytest.mark.parametrize("channel", [False, True])
 @pytest.mark.parametrize("vocabulary", ["job", "exec_command", "process"])
 async def test_the_early_tools_list_is_the_sdks(tmp_path, vocabulary, channel):

@@ -131,6 +131,11 @@ def test_a_port_wait_returns_when_the_jobs_tree_listens(project):
         assert 0.5 < took < 10, took
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             pass  # it really listens
+        # with no id: whichever of the session's running jobs listens, named by `job`
+        anyone, _ = server.call("job_wait", {"port": port, "timeoutMs": 20_000})
+        assert anyone["structuredContent"]["reason"] == "port"
+        assert anyone["structuredContent"]["job"]["id"] == job_id
+        _conforms(server, anyone)
         # a port it never opens: the wait times out, the job left running
         other = free_port()
         result, _ = server.call("job_wait", {"id": job_id, "port": other, "timeoutMs": 600})
@@ -209,3 +214,15 @@ def test_each_clients_cap(client, token, env, cap):
     assert {"claude-code", "codex-mcp-client", "gemini-cli-mcp-client", "opencode"} <= set(
         CLIENT_TIMEOUTS
     )
+
+
+def test_the_cap_shortens_only_a_longer_wait_and_leaves_bad_values_to_the_validator():
+    from jobs_tui.app.mcp.waitcall import capped
+
+    assert capped({"id": "j1", "timeoutMs": 60_000}, 54.0)["timeoutMs"] == 54_000
+    assert capped({"timeoutMs": 60_000.0}, 54.0)["timeoutMs"] == 54_000
+    assert capped({"id": "j1"}, 9.0)["timeoutMs"] == 9_000  # the default 30 s counts
+    assert capped({"id": "j1"}, 54.0) == {"id": "j1"}
+    assert capped({"timeoutMs": 600_000}, None) == {"timeoutMs": 600_000}
+    for bad in (-5, True, "60000", float("inf")):
+        assert capped({"timeoutMs": bad}, 1.0) == {"timeoutMs": bad}
