@@ -32,6 +32,7 @@ from .log_find import LogFinder
 from .log_follow import Follower
 from .log_header_paint import HeaderPainter
 from .log_open import open_log
+from .log_pages import Pager
 from .log_view import LogView
 from .send_bar import SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
@@ -90,6 +91,7 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
         self._header = HeaderPainter(self)
+        self.pager = Pager(self)
         self._finder = LogFinder(self, pause=self._pause, changed=self._update_bindings)
         self._input = JobInput(self, source, job_id, echo=self._echo, changed=self._update_bindings)
 
@@ -131,6 +133,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
         return self._record
 
     def on_mount(self) -> None:
+        if self._finder.whole_log:
+            self.find_bar.input.placeholder = "find in the whole log (n / N: next / previous)"
         self._show_title(force=True)
         self._show_sub()
         self.run_worker(self._load(), name="open log", group="log", exit_on_error=False)
@@ -149,8 +153,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._follower = opened.follower
         self.log_path = opened.path
         self._header.tail = opened.tail
+        self.pager.opened(opened.first, opened.earlier_lines)
         self.main_view.partial_time = opened.partial_time
-        self.main_view.load(opened.lines, opened.times)
+        self.main_view.load(opened.lines, opened.times, opened.offsets, opened.next_offset)
         self.loaded = True
         self._poll()  # the unfinished line, at once
         self.view.follow_end()
@@ -170,22 +175,33 @@ class LogScreen(ApplicableKeys, Screen[None]):
             stamp = int(self.clock())
             if batch.partial and not main.partial:
                 main.partial_time = stamp
-            arrived = self._add(batch.lines, batch.partial, stamp)
+            arrived = self._add(batch.lines, batch.partial, stamp, batch.starts, batch.next_start)
             if not batch.partial:
                 main.partial_time = None
             if not self.following:
                 self.new_lines += arrived
             if self.view.query_text:
-                self._finder.show_count()
+                self._finder.arrived(batch.lines, batch.starts)
             self._show_sub()
         self._show_title()
         if self._header.lost_changed(self._record):
             self._show_sub()
 
-    def _add(self, lines: list[str], partial: str, stamp: int) -> int:
+    def _add(
+        self,
+        lines: list[str],
+        partial: str,
+        stamp: int,
+        starts: list[int] | None = None,
+        next_start: int | None = None,
+    ) -> int:
         """Lines into the view (the filter's view: the matching ones), dated `stamp`; a paused
-        view is shifted by the rows let go, so it does not move. Returns the lines it shows."""
-        dropped = self.main_view.append(lines, partial, [stamp] * len(lines))
+        view is shifted by the rows let go, so it does not move. Returns the lines it shows.
+        `starts`: where each line starts in the log (else where the next line will)."""
+        main = self.main_view
+        if starts is None or len(starts) != len(lines):
+            starts = [main.next_offset] * len(lines)
+        dropped = main.append(lines, partial, [stamp] * len(lines), starts, next_start)
         if self.filter_text:
             lines = [line for line in lines if self._finder.shows(line)]
             dropped = self.view.append(lines, "", [stamp] * len(lines))
@@ -218,6 +234,30 @@ class LogScreen(ApplicableKeys, Screen[None]):
         """What the pane shows of the log, worded for the rows it holds now."""
         return self._header.note(self._record, self.main_view, self.view, self.filter_text)
 
+    # -- pages of the whole log (`Pager` reads them) --------------------------------------
+    @property
+    def paging(self) -> bool:
+        """A page read is in flight."""
+        return self.pager.busy
+
+    def set_follower(self, follower: Follower | None) -> None:
+        """The pager's window reaches the tail (a follower from its end) or does not (None)."""
+        self._follower = follower
+        self.main_view.partial_time = None
+
+    def paged(self, tail: bool = False) -> None:
+        """A page arrived: the filter and find over the window, the header, following."""
+        if self.filter_text:
+            self._finder.refilter(self.filter_text)
+        if tail:
+            self.new_lines = 0
+            self.following = True
+            self.view.jump(self.view.scroll_y, x=0)
+            self.view.follow_end()
+            self._poll()
+        self._finder.show_count()
+        self._show_sub()
+
     # -- following and scrolling -------------------------------------------------------
     def watch_following(self) -> None:
         self._show_sub()
@@ -245,23 +285,42 @@ class LogScreen(ApplicableKeys, Screen[None]):
     def on_log_view_scrolled_up(self, _message: LogView.ScrolledUp) -> None:
         if self.loaded:
             self._pause()
+            self._read_on(-1)
+
+    def on_log_view_scrolled_down(self, _message: LogView.ScrolledDown) -> None:
+        if self.loaded:
+            self._read_on(1)
+
+    def _read_on(self, direction: int) -> None:
+        """Near an edge of the window: the page beyond it (never in filter mode)."""
+        if self.filter_text or not self.loaded or self.problem:
+            return
+        if direction < 0:
+            self.pager.want_earlier()
+        else:
+            self.pager.want_later()
 
     def action_scroll(self, delta: int) -> None:
         if delta < 0:
             self._pause()
         self.view.jump(self.view.scroll_y + delta)
+        self._read_on(delta)
 
     def action_page(self, direction: int) -> None:
         if direction < 0:
             self._pause()
         step = max(1, self.view.scrollable_content_region.height - 1)
         self.view.jump(self.view.scroll_y + direction * step)
+        self._read_on(direction)
 
     def action_top(self) -> None:
         self._pause()
-        self.view.jump(0)
+        if self.filter_text or self.problem or not self.pager.head():
+            self.view.jump(0)
 
     def action_follow(self) -> None:
+        if not self.filter_text and not self.problem and self.pager.to_tail():
+            return  # following again once the tail is read
         self.new_lines = 0
         self.following = True
         self.view.jump(self.view.scroll_y, x=0)
@@ -343,7 +402,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._add([echo_line(text)], self.main_view.partial, int(self.clock()))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
+        groups = ("log", "log-send", "log-page", "log-find")
+        if event.state is WorkerState.ERROR and event.worker.group in groups:
             self.notify(
                 sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
                 severity="error",

@@ -1,0 +1,245 @@
+"""The log pane reaches the whole retained log: Home, paging up, find over all of it, End.
+
+Real files (the fake source reads them with the engine's own readers) and one real job.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from textual.widgets import Input
+
+from jobs_tui.engine import JobManager
+from jobs_tui.engine.logwriter import LogWriter
+from jobs_tui.screens import LogScreen
+
+from .fakes import FakeSource, Host, frozen_clock, record, screen_text, until
+
+pytestmark = pytest.mark.timeout(60)
+
+FIRST = "FIRST ERROR: the root cause"
+REPRO = [FIRST, *(f"test {i} ok" for i in range(1, 5001))]  # the issue's 5001 lines
+
+
+def write(path: str, lines: list[str], mode: str = "a") -> None:
+    with open(path, mode) as f:
+        f.writelines(line + "\n" for line in lines)
+
+
+@pytest.fixture
+def source(log_dir: str) -> FakeSource:
+    return FakeSource([record(1, "chatty", log_dir=log_dir)])
+
+
+def log_host(source, job_id: str = "j1", **options) -> Host:
+    return Host(lambda: LogScreen(source, job_id, clock=frozen_clock, **options))
+
+
+async def opened(pilot) -> LogScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, LogScreen)
+    assert await until(lambda: screen.loaded or screen.problem)
+    await pilot.pause()
+    return screen
+
+
+async def settled(pilot, screen: LogScreen) -> None:
+    """No page read in flight (what a key asked for has arrived)."""
+    assert await until(lambda: not getattr(screen, "paging", False))
+    await pilot.pause()
+
+
+def sub(app: Host) -> str:
+    return screen_text(app).splitlines()[1]
+
+
+def body(app: Host) -> list[str]:
+    """The log's rows, without the scrollbar's column (nor the footer)."""
+    return [row[:-1].strip() for row in screen_text(app).splitlines()[2:-1]]
+
+
+def top_number(screen: LogScreen) -> int:
+    """The `i` of `test i ok` at the top of the view (0 for the first line)."""
+    view = screen.view
+    text = view.lines[view.top_line() - view.base]
+    found = re.match(r"test (\d+) ok", text)
+    return int(found.group(1)) if found else 0
+
+
+async def test_home_reaches_line_1_of_a_5001_line_log(source, log_dir):
+    write(f"{log_dir}/j1.log", REPRO, "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        assert "3001 earlier lines not loaded" in sub(app)
+        await pilot.press("home")
+        await settled(pilot, screen)
+        assert screen.view.top_line() == screen.view.base
+        assert screen.view.lines[0] == FIRST
+        assert body(app)[0] == FIRST
+        assert "earlier" not in sub(app) and "later not loaded" in sub(app)
+        assert "first " in sub(app)
+        await pilot.press("G")  # `g` too, from the tail
+        await settled(pilot, screen)
+        await pilot.press("g")
+        await settled(pilot, screen)
+        assert body(app)[0] == FIRST
+
+
+async def test_page_up_past_the_window_loads_earlier_pages_without_moving_the_view(source, log_dir):
+    write(f"{log_dir}/j1.log", REPRO, "w")
+    app = log_host(source, tail_lines=100)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        assert screen.view.line_count == 100
+        step = screen.view.scrollable_content_region.height - 1
+        before = top_number(screen)
+        grew = False
+        for _ in range(400):
+            await pilot.press("pageup")
+            await settled(pilot, screen)
+            now = top_number(screen)
+            if before == 0:
+                break
+            # every page up moves the view exactly one page, across the loads
+            assert now == max(0, before - step), (before, now)
+            grew = grew or screen.view.line_count > 100
+            before = now
+        assert grew and before == 0
+        assert body(app)[0] == FIRST
+        assert "earlier" not in sub(app)
+        # the window stays bounded: far-away pages were let go
+        assert screen.view.line_count <= screen.max_lines
+
+
+async def test_a_prepended_page_keeps_the_rows_on_screen(source, log_dir):
+    write(f"{log_dir}/j1.log", REPRO, "w")
+    app = log_host(source, tail_lines=100)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("up")
+        await settled(pilot, screen)
+        shown = body(app)
+        count = screen.view.line_count
+        screen.view.jump(0)  # to the top of the loaded window: an earlier page is read
+        await pilot.pause()
+        at_top = body(app)
+        await pilot.press("up")  # the user moves on while it arrives
+        await settled(pilot, screen)
+        assert screen.view.line_count > count
+        assert body(app)[1:] == at_top[:-1]  # one row up from where it was, no jump
+        assert shown != at_top
+
+
+async def test_find_searches_the_whole_log_and_n_jumps_outside_the_window(source, log_dir):
+    lines = list(REPRO)
+    lines[4990] = "test 4990 error again"  # inside the loaded tail
+    write(f"{log_dir}/j1.log", lines, "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("slash", *"error")
+        assert await until(lambda: "2 of 2" in screen_text(app))
+        await settled(pilot, screen)
+        assert any("test 4990 error again" in row for row in body(app))
+        await pilot.press("enter", "n")  # round to the first: outside the loaded window
+        assert await until(lambda: "1 of 2" in screen_text(app))
+        await settled(pilot, screen)
+        assert any(FIRST in row for row in body(app))
+        view = screen.view
+        line = view.current_match_line()
+        assert line is not None and view.lines[line] == FIRST  # the match is the current one
+        assert not screen.following
+        await pilot.press("N")
+        assert await until(lambda: "2 of 2" in screen_text(app))
+        await settled(pilot, screen)
+        assert any("test 4990 error again" in row for row in body(app))
+
+
+async def test_find_with_capitals_is_case_sensitive_over_the_whole_log(source, log_dir):
+    write(f"{log_dir}/j1.log", ["Error first", *(f"x {i}" for i in range(3000)), "error"], "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("slash", *"Error")
+        assert await until(lambda: "1 of 1" in screen_text(app))
+        await settled(pilot, screen)
+        assert any("Error first" in row for row in body(app))
+        await pilot.press("escape", "slash", *"a.c")  # plain text, not a regex
+        assert await until(lambda: "no matches" in screen_text(app))
+
+
+async def test_end_returns_to_following_the_tail(source, log_dir):
+    path = f"{log_dir}/j1.log"
+    write(path, REPRO, "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("home")
+        await settled(pilot, screen)
+        write(path, ["while away"])
+        await pilot.press("end")
+        await settled(pilot, screen)
+        assert screen.following and screen.view.at_end
+        assert "while away" in screen.view.lines
+        assert re.search(r"following · last \d+ lines; \d+ earlier lines not loaded", sub(app))
+        write(path, ["after the return"])
+        assert await until(lambda: "after the return" in screen_text(app))
+
+
+async def test_a_rotated_log_is_reachable_to_its_first_retained_line(source, log_dir):
+    path = f"{log_dir}/j1.log"
+    writer = LogWriter(path, path + ".1", 64 * 1024)
+    for i in range(12_000):
+        writer.write(b"line %06d\n" % i)
+    with open(path + ".1", "rb") as f:
+        first = f.readline().decode().rstrip("\n")
+    assert first != "line 000000"  # older output rotated away
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("home")
+        await settled(pilot, screen)
+        assert screen.view.lines[0] == first  # the retained log starts inside a line
+        assert body(app)[0] == first.strip()
+        assert "rotated away" in sub(app)
+        await pilot.press("slash", *"line 000000")
+        assert await until(lambda: "no matches" in screen_text(app))
+
+
+async def test_a_log_that_vanished_says_so(source, log_dir):
+    path = f"{log_dir}/j1.log"
+    write(path, REPRO, "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        os.remove(path)
+        await pilot.press("home")
+        await settled(pilot, screen)
+        assert any("no longer exists" in note for note in app.notes)
+        assert "no longer exists" in sub(app)
+        assert screen.view.line_count == 2000  # what was shown stays
+
+
+async def test_a_real_job_is_found_and_reached_from_its_first_line(jm: JobManager):
+    command = (
+        'echo "FIRST ERROR: the root cause"; for i in $(seq 1 5000); do echo "test $i ok"; done'
+    )
+    rec = await jm.start(command, label="chatty")
+    assert await until(lambda: not jm.get(rec.id).running, timeout=30)
+    app = Host(lambda: LogScreen(jm, rec.id))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("slash", *"FIRST ERROR")
+        assert await until(lambda: "1 of 1" in screen_text(app))
+        await settled(pilot, screen)
+        assert any(FIRST in row for row in body(app))
+        assert isinstance(app.focused, Input)
+        await pilot.press("enter", "escape", "end")
+        await settled(pilot, screen)
+        assert screen.view.lines[-1] == "test 5000 ok"
+        await pilot.press("home")
+        await settled(pilot, screen)
+        assert body(app)[0] == FIRST
