@@ -50,7 +50,14 @@ class Pager:
         self.screen = screen
         self.window = Window()
         self.busy = False
+        self.owed = 0  # rows a scroll asked for past the window's edge (- up, + down)
         self.enabled = callable(getattr(screen.source, "log_lines", None))
+
+    @property
+    def page_lines(self) -> int:
+        """Lines a page brings: a third of the window at most, so a page never pushes out
+        the rows on screen."""
+        return max(1, min(PAGE_LINES, self.screen.main_view.max_lines // 3))
 
     # -- what the header says -------------------------------------------------------------
     def earlier_lines(self, view: LogView) -> int | None:
@@ -75,6 +82,15 @@ class Pager:
     def near_bottom(self, view: LogView) -> bool:
         rows = NEAR_ROWS * max(1, view.scrollable_content_region.height)
         return view.scroll_y > view.max_scroll_y - rows
+
+    def scroll(self, view: LogView, target: float) -> None:
+        """Scroll to `target`; what lies past an edge with more log beyond it is owed, and
+        moved once that page is in (so a page up moves one page, read or not)."""
+        if target < 0 and self.can_read_earlier(view):
+            self.owed = min(0, self.owed) + round(target)
+        elif target > view.max_scroll_y and self.enabled and not self.window.attached:
+            self.owed = max(0, self.owed) + round(target - view.max_scroll_y)
+        view.jump(target)
 
     def want_earlier(self) -> None:
         """Read the page before the window if the view is near its top."""
@@ -139,14 +155,17 @@ class Pager:
 
     async def _earlier(self) -> None:
         view = self.screen.main_view
-        page = await self._read(view.first_offset, before=PAGE_LINES)
+        page = await self._read(view.first_offset, before=self.page_lines)
         if page.end != view.first_offset:  # rotated past the window meanwhile: start again
             return await self._around(view.first_offset)
         rows = view.prepend(page.lines, page.times, page.offsets)
-        view.shift(rows)
+        owed, self.owed = min(0, self.owed), 0
+        view.shift(rows + owed)
         if page.earlier_lines is not None:
             self.window.origin = page.earlier_lines - view.base
-        over = view.line_count - view.max_lines
+        # the end goes, never a row on screen (the window may hold a page more meanwhile)
+        below = view.line_count - 1 - (view.bottom_line() - view.base)
+        over = min(view.line_count - view.max_lines, below)
         if over > 0:
             view.trim_end(over)
             self._detach(page.log_end - view.next_offset)
@@ -154,9 +173,10 @@ class Pager:
 
     async def _later(self) -> None:
         view = self.screen.main_view
-        page = await self._read(view.next_offset, after=PAGE_LINES)
+        page = await self._read(view.next_offset, after=self.page_lines)
         dropped = view.append(page.lines, "", page.times, page.offsets, page.end)
-        view.shift(-dropped)
+        owed, self.owed = max(0, self.owed), 0
+        view.shift(owed - dropped)
         if page.at_end:
             self._attach(page)
         else:
@@ -164,8 +184,9 @@ class Pager:
         self.screen.paged()
 
     async def _around(self, offset: int, *, top: bool = False, then: Any = None) -> None:
-        half = 0 if top else PAGE_LINES // 2
-        page = await self._read(offset, before=half, after=PAGE_LINES - half)
+        lines = self.page_lines
+        half = 0 if top else lines // 2
+        page = await self._read(offset, before=half, after=lines - half)
         self._load(page)
         if top:
             self.screen.main_view.jump(0)
@@ -180,6 +201,7 @@ class Pager:
 
     def _load(self, page: Any) -> None:
         view = self.screen.main_view
+        self.owed = 0
         view.load(page.lines, page.times, page.offsets, page.end)
         self.window.origin = page.earlier_lines
         if page.at_end:

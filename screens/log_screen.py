@@ -303,14 +303,20 @@ class LogScreen(ApplicableKeys, Screen[None]):
     def action_scroll(self, delta: int) -> None:
         if delta < 0:
             self._pause()
-        self.view.jump(self.view.scroll_y + delta)
+        self._scroll_to(self.view.scroll_y + delta)
         self._read_on(delta)
+
+    def _scroll_to(self, target: float) -> None:
+        if self.filter_text:
+            self.view.jump(target)
+        else:
+            self.pager.scroll(self.view, target)
 
     def action_page(self, direction: int) -> None:
         if direction < 0:
             self._pause()
         step = max(1, self.view.scrollable_content_region.height - 1)
-        self.view.jump(self.view.scroll_y + direction * step)
+        self._scroll_to(self.view.scroll_y + direction * step)
         self._read_on(direction)
 
     def action_top(self) -> None:

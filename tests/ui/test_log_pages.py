@@ -21,6 +21,7 @@ pytestmark = pytest.mark.timeout(60)
 
 FIRST = "FIRST ERROR: the root cause"
 REPRO = [FIRST, *(f"test {i} ok" for i in range(1, 5001))]  # the 5001 lines
+SHORT = REPRO[:701]  # for walks page by page: the same, in fewer key presses
 
 
 def write(path: str, lines: list[str], mode: str = "a") -> None:
@@ -89,11 +90,11 @@ async def test_home_reaches_line_1_of_a_5001_line_log(source, log_dir):
 
 
 async def test_page_up_past_the_window_loads_earlier_pages_without_moving_the_view(source, log_dir):
-    write(f"{log_dir}/j1.log", REPRO, "w")
-    app = log_host(source, tail_lines=100)
+    write(f"{log_dir}/j1.log", SHORT, "w")
+    app = log_host(source, tail_lines=50, max_lines=240)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await opened(pilot)
-        assert screen.view.line_count == 100
+        assert screen.view.line_count == 50
         step = screen.view.scrollable_content_region.height - 1
         before = top_number(screen)
         grew = False
@@ -105,7 +106,7 @@ async def test_page_up_past_the_window_loads_earlier_pages_without_moving_the_vi
                 break
             # every page up moves the view exactly one page, across the loads
             assert now == max(0, before - step), (before, now)
-            grew = grew or screen.view.line_count > 100
+            grew = grew or screen.view.line_count > 50
             before = now
         assert grew and before == 0
         assert body(app)[0] == FIRST
@@ -243,3 +244,31 @@ async def test_a_real_job_is_found_and_reached_from_its_first_line(jm: JobManage
         await pilot.press("home")
         await settled(pilot, screen)
         assert body(app)[0] == FIRST
+
+
+async def test_the_window_stays_bounded_and_reads_on_down_to_the_tail(source, log_dir):
+    path = f"{log_dir}/j1.log"
+    write(path, SHORT, "w")
+    app = log_host(source, tail_lines=50, max_lines=240)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("home")
+        await settled(pilot, screen)
+        assert body(app)[0] == FIRST and "later not loaded" in sub(app)
+        write(path, ["written while away"])
+        seen = 0
+        for _ in range(600):  # down through the whole log, a page at a time
+            await pilot.press("pagedown")
+            await settled(pilot, screen)
+            assert screen.view.line_count <= 240
+            seen = max(seen, top_number(screen))
+            if "written while away" in screen.view.lines:
+                break
+        assert "written while away" in screen.view.lines and seen > 500
+        assert "later not loaded" not in sub(app)  # the window reaches the tail again
+        write(path, ["and then more"])
+        assert await until(lambda: "and then more" in screen.view.lines)
+        assert screen.new_lines == 1 and not screen.following  # paused: counted, not jumped to
+        await pilot.press("home")
+        await settled(pilot, screen)
+        assert body(app)[0] == FIRST and screen.view.line_count <= 240
