@@ -33,6 +33,7 @@ from .log_follow import Follower
 from .log_header_paint import HeaderPainter
 from .log_open import open_log
 from .log_pages import Pager
+from .log_scrolling import PagedScrolling
 from .log_view import LogView
 from .send_bar import SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
@@ -42,7 +43,7 @@ FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every l
 TAIL_LINES = 2000  # what the engine returns at most in one read
 
 
-class LogScreen(ApplicableKeys, Screen[None]):
+class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
     TRACKED = ("follow", "match", "send", "eof", "interrupt")
@@ -234,30 +235,6 @@ class LogScreen(ApplicableKeys, Screen[None]):
         """What the pane shows of the log, worded for the rows it holds now."""
         return self._header.note(self._record, self.main_view, self.view, self.filter_text)
 
-    # -- pages of the whole log (`Pager` reads them) --------------------------------------
-    @property
-    def paging(self) -> bool:
-        """A page read is in flight."""
-        return self.pager.busy
-
-    def set_follower(self, follower: Follower | None) -> None:
-        """The pager's window reaches the tail (a follower from its end) or does not (None)."""
-        self._follower = follower
-        self.main_view.partial_time = None
-
-    def paged(self, tail: bool = False) -> None:
-        """A page arrived: the filter and find over the window, the header, following."""
-        if self.filter_text:
-            self._finder.refilter(self.filter_text)
-        if tail:
-            self.new_lines = 0
-            self.following = True
-            self.view.jump(self.view.scroll_y, x=0)
-            self.view.follow_end()
-            self._poll()
-        self._finder.show_count()
-        self._show_sub()
-
     # -- following and scrolling -------------------------------------------------------
     def watch_following(self) -> None:
         self._show_sub()
@@ -281,59 +258,6 @@ class LogScreen(ApplicableKeys, Screen[None]):
 
     def on_resize(self) -> None:
         self._show_sub()
-
-    def on_log_view_scrolled_up(self, _message: LogView.ScrolledUp) -> None:
-        if self.loaded:
-            self._pause()
-            self._read_on(-1)
-
-    def on_log_view_scrolled_down(self, _message: LogView.ScrolledDown) -> None:
-        if self.loaded:
-            self._read_on(1)
-
-    def _read_on(self, direction: int) -> None:
-        """Near an edge of the window: the page beyond it (never in filter mode)."""
-        if self.filter_text or not self.loaded or self.problem:
-            return
-        if direction < 0:
-            self.pager.want_earlier()
-        else:
-            self.pager.want_later()
-
-    def action_scroll(self, delta: int) -> None:
-        if delta < 0:
-            self._pause()
-        self._scroll_to(self.view.scroll_y + delta)
-        self._read_on(delta)
-
-    def _scroll_to(self, target: float) -> None:
-        if self.filter_text:
-            self.view.jump(target)
-        else:
-            self.pager.scroll(self.view, target)
-
-    def action_page(self, direction: int) -> None:
-        if direction < 0:
-            self._pause()
-        step = max(1, self.view.scrollable_content_region.height - 1)
-        self._scroll_to(self.view.scroll_y + direction * step)
-        self._read_on(direction)
-
-    def action_top(self) -> None:
-        self._pause()
-        if self.filter_text or self.problem or not self.pager.head():
-            self.view.jump(0)
-
-    def action_follow(self) -> None:
-        if not self.filter_text and not self.problem and self.pager.to_tail():
-            return  # following again once the tail is read
-        self.new_lines = 0
-        self.following = True
-        self.view.jump(self.view.scroll_y, x=0)
-        self.view.follow_end()
-
-    def action_pan(self, direction: int) -> None:
-        self.view.pan(direction)
 
     def action_toggle_wrap(self) -> None:
         self.wrap = not self.wrap
