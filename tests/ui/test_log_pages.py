@@ -272,3 +272,42 @@ async def test_the_window_stays_bounded_and_reads_on_down_to_the_tail(source, lo
         await pilot.press("home")
         await settled(pilot, screen)
         assert body(app)[0] == FIRST and screen.view.line_count <= 240
+
+
+async def test_the_filter_says_it_is_over_the_loaded_lines(source, log_dir):
+    write(f"{log_dir}/j1.log", REPRO, "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await opened(pilot)
+        await pilot.press("ampersand", *"ok")
+        assert await until(lambda: "2000 of 2000 loaded lines" in screen_text(app))
+
+
+async def test_wrapped_lines_page_up_without_moving_the_view(source, log_dir):
+    write(f"{log_dir}/j1.log", [f"{i:04d} " + "w" * 150 for i in range(600)], "w")
+    app = log_host(source, tail_lines=50, max_lines=240)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        screen.view.jump(0)  # the top of the loaded lines: an earlier page is read
+        await pilot.pause()
+        at_top = body(app)
+        await settled(pilot, screen)
+        assert screen.view.line_count > 50 and screen.view.wrap
+        assert body(app) == at_top  # the rows on screen did not move
+
+
+async def test_bad_page_bounds_are_refused(jm: JobManager):
+    from jobs_tui.engine import InvalidArgument
+
+    rec = await jm.start("echo hi", label="short")
+    for bad in ({"before": -1}, {"after": 2001}, {"before": True}):
+        with pytest.raises(InvalidArgument, match=next(iter(bad))):
+            await jm.log_lines(rec.id, None, **bad)
+    with pytest.raises(InvalidArgument, match="offset"):
+        await jm.log_lines(rec.id, "12")  # type: ignore[arg-type]
+    assert await until(lambda: not jm.get(rec.id).running)
+    page = await jm.log_lines(rec.id, None, before=5)
+    assert page.lines == ["hi"] and page.offsets == [0] and page.at_end
+    assert page.times[0] is not None  # the shim's time index dates it
