@@ -166,9 +166,16 @@ class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
         self.problem = message
 
     def _poll(self) -> None:
-        if self._follower is None:
+        if self._follower is not None:
+            self._read_new(self._follower)
+        elif not self.loaded:
             return
-        batch = self._follower.poll()
+        self._show_title()  # a window paged away from the tail still shows how the job is
+        if self._header.lost_changed(self._record):
+            self._show_sub()
+
+    def _read_new(self, follower: Follower) -> None:
+        batch = follower.poll()
         self.skipped += batch.skipped
         main = self.main_view
         if batch.lines or batch.partial != main.partial or batch.skipped:
@@ -183,9 +190,6 @@ class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
                 self.new_lines += arrived
             if self.view.query_text:
                 self._finder.arrived(batch.lines, batch.starts)
-            self._show_sub()
-        self._show_title()
-        if self._header.lost_changed(self._record):
             self._show_sub()
 
     def _add(

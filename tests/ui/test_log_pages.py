@@ -11,11 +11,11 @@ import re
 import pytest
 from textual.widgets import Input
 
-from jobs_tui.engine import JobManager
+from jobs_tui.engine import JobManager, JobStatus
 from jobs_tui.engine.logwriter import LogWriter
 from jobs_tui.screens import LogScreen
 
-from .fakes import FakeSource, Host, frozen_clock, record, screen_text, until
+from .fakes import NOW_MS, FakeSource, Host, frozen_clock, record, screen_text, until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -181,6 +181,8 @@ async def test_end_returns_to_following_the_tail(source, log_dir):
         await pilot.press("home")
         await settled(pilot, screen)
         write(path, ["while away"])
+        source.update("j1", status=JobStatus.EXITED, exit_code=0, finished_at=NOW_MS)
+        assert await until(lambda: screen_text(app).lstrip().startswith("✓"))  # still told
         await pilot.press("end")
         await settled(pilot, screen)
         assert screen.following and screen.view.at_end
