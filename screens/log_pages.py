@@ -221,5 +221,19 @@ class Pager:
         self.window.attached = False
         self.window.later = later
 
+    def recount_later(self) -> bool:
+        """A window away from the tail: how much is after it now (the job may write on).
+        True when the figure changed (the header says it again)."""
+        if self.window.attached or self.busy:
+            return False
+        screen = self.screen
+        try:
+            end = screen.source.follow(screen.job_id).position  # the end as it is now
+        except JobError:
+            return False
+        later = max(0, end - screen.main_view.next_offset)
+        changed, self.window.later = later != self.window.later, later
+        return changed
+
     def opened(self, first: int, origin: int | None) -> None:
         self.window = Window(first=first, origin=origin)

@@ -41,6 +41,7 @@ from .source import Clock, JobSource, wall_clock
 POLL_S = 0.1
 FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every line)"
 TAIL_LINES = 2000  # what the engine returns at most in one read
+LATER_EVERY = 10  # polls between looks at how much a window away from the tail leaves out
 
 
 class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
@@ -93,6 +94,7 @@ class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
         self._record: JobRecord | None = None
         self._header = HeaderPainter(self)
         self.pager = Pager(self)
+        self._polls = 0
         self._finder = LogFinder(self, pause=self._pause, changed=self._update_bindings)
         self._input = JobInput(self, source, job_id, echo=self._echo, changed=self._update_bindings)
 
@@ -170,6 +172,10 @@ class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
             self._read_new(self._follower)
         elif not self.loaded:
             return
+        else:
+            self._polls += 1
+            if self._polls % LATER_EVERY == 0 and self.pager.recount_later():
+                self._show_sub()
         self._show_title()  # a window paged away from the tail still shows how the job is
         if self._header.lost_changed(self._record):
             self._show_sub()

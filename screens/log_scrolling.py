@@ -37,6 +37,7 @@ class PagedScrolling:
         def _pause(self) -> None: ...
         def _poll(self) -> None: ...
         def _show_sub(self) -> None: ...
+        def call_after_refresh(self, callback: Any) -> bool: ...
 
     # -- pages of the whole log (`Pager` reads them) --------------------------------------
     @property
@@ -59,6 +60,7 @@ class PagedScrolling:
             self.view.jump(self.view.scroll_y, x=0)
             self.view.follow_end()
             self._poll()
+            self.call_after_refresh(self.view.follow_end)  # once a new width is laid out
         self._finder.show_count()
         self._show_sub()
 

@@ -180,13 +180,17 @@ async def test_end_returns_to_following_the_tail(source, log_dir):
         screen = await opened(pilot)
         await pilot.press("home")
         await settled(pilot, screen)
-        write(path, ["while away"])
+        later = re.search(r"([0-9.]+ KiB) later not loaded", sub(app))
+        assert later
+        write(path, ["while away " * 200])
+        assert await until(lambda: later.group(0) not in sub(app))  # the figure grows
+        assert "later not loaded" in sub(app)
         source.update("j1", status=JobStatus.EXITED, exit_code=0, finished_at=NOW_MS)
         assert await until(lambda: screen_text(app).lstrip().startswith("✓"))  # still told
         await pilot.press("end")
         await settled(pilot, screen)
         assert screen.following and screen.view.at_end
-        assert "while away" in screen.view.lines
+        assert "while away " * 200 in screen.view.lines
         assert re.search(r"following · last \d+ lines; \d+ earlier lines not loaded", sub(app))
         write(path, ["after the return"])
         assert await until(lambda: "after the return" in screen_text(app))
