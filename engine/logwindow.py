@@ -36,13 +36,12 @@ class LinePage:
     log_end: int = 0  # absolute end of the log when read (an unfinished line ends here)
     earlier_lines: int | None = None  # lines between `first` and `start`, when cheap to count
     clipped: bool = False  # a line longer than the cap came in pieces
+    at_end: bool = False  # nothing but an unfinished line (or nothing) follows `end`
 
     @property
     def partial(self) -> int:
         """Bytes of an unfinished last line after `end`, when the page reached it (else 0)."""
         return self.log_end - self.end if self.at_end else 0
-
-    at_end: bool = False  # nothing but an unfinished line (or nothing) follows `end`
 
     @property
     def at_start(self) -> bool:

@@ -108,3 +108,20 @@ def test_absolute_offsets_survive_rotation(log: str):
 def test_a_missing_log_raises(log: str):
     with pytest.raises(LogMissing):
         read_lines(log, log + ".1", None, before=5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_follower_s_lines_know_where_they_start_however_the_bytes_are_split(seed: int):
+    from jobs_tui.screens.log_lines import LineAssembler
+
+    rng = random.Random(seed)
+    data = b"".join(b"z" * rng.choice([0, 3, 70]) + b"\n" for _ in range(200)) + b"tail"
+    assembler, starts, at = LineAssembler(), [], 1000  # the first byte's absolute offset
+    while at - 1000 < len(data):
+        piece = data[at - 1000 : at - 1000 + rng.randint(1, 300)]
+        lines = assembler.feed(piece, at)
+        assert len(assembler.starts) == len(lines)
+        starts += assembler.starts
+        at += len(piece)
+    assert starts == [1000 + offset for offset, _ in reference(data, 10_000)]
+    assert assembler.next_start == 1000 + len(data) - len(b"tail")
