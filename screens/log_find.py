@@ -101,17 +101,25 @@ class LogFinder:
         except JobError as exc:
             screen.notify(sanitize_line(str(exc), 300), severity="error", markup=False)
             return
-        if not screen.is_attached or query != screen.view.query_text:
+        view = screen.view
+        if not screen.is_attached or query != view.query_text:
             return
         offsets = [line.offset for line in result.lines if line.match]
         hits = Hits(query, offsets, result.matches)
-        bottom = -1 if self.anchor is None else self.anchor
-        if offsets:
-            above = bisect_right(offsets, bottom) - 1 if bottom >= 0 else len(offsets) - 1
-            hits.current = max(0, above)
         self.hits = hits
-        if offsets:
-            self._go()
+        if not offsets:
+            self.show_count()
+            return
+        local = view.current_match_line()
+        shown = view.offset_of(local) if local is not None else -1
+        if shown in offsets:  # the match shown (n / N may have moved it) stays the current one
+            hits.current = offsets.index(shown)
+            self.show_count()
+            return
+        bottom = -1 if self.anchor is None else self.anchor
+        above = bisect_right(offsets, bottom) - 1 if bottom >= 0 else len(offsets) - 1
+        hits.current = max(0, above)
+        self._go()
         self.show_count()
 
     def _go(self) -> None:
