@@ -317,3 +317,23 @@ async def test_bad_page_bounds_are_refused(jm: JobManager):
     page = await jm.log_lines(rec.id, None, before=5)
     assert page.lines == ["hi"] and page.offsets == [0] and page.at_end
     assert page.times[0] is not None  # the shim's time index dates it
+
+
+async def test_a_step_made_before_the_whole_log_answers_is_kept(source, log_dir):
+    write(
+        f"{log_dir}/j1.log",
+        [f"row {i} {'error' if i % 10 == 0 else 'ok'}" for i in range(100)],
+        "w",
+    )
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("slash", *"error", "enter", "N")  # before the search answers
+        view = screen.view
+        assert view.lines[view.current_match_line()] == "row 80 error"
+        assert await until(lambda: screen._finder.hits is not None)
+        await pilot.pause()
+        assert view.lines[view.current_match_line()] == "row 80 error"
+        assert "9 of 10" in screen_text(app)
+        await pilot.press("N")
+        assert view.lines[view.current_match_line()] == "row 70 error"
