@@ -174,6 +174,11 @@ class Pager:
     async def _later(self) -> None:
         view = self.screen.main_view
         page = await self._read(view.next_offset, after=self.page_lines)
+        if page.start != view.next_offset:  # what followed the window rotated away meanwhile
+            self._load(page)
+            view.jump(0)
+            self.screen.paged()
+            return
         dropped = view.append(page.lines, "", page.times, page.offsets, page.end)
         owed, self.owed = max(0, self.owed), 0
         view.shift(owed - dropped)

@@ -337,3 +337,28 @@ async def test_a_step_made_before_the_whole_log_answers_is_kept(source, log_dir)
         assert "9 of 10" in screen_text(app)
         await pilot.press("N")
         assert view.lines[view.current_match_line()] == "row 70 error"
+
+
+async def test_a_window_whose_next_lines_rotated_away_starts_again_where_the_log_does(
+    source, log_dir
+):
+    path = f"{log_dir}/j1.log"
+    writer = LogWriter(path, path + ".1", 16 * 1024)
+    for i in range(2000):
+        writer.write(b"line %06d\n" % i)
+    app = log_host(source, tail_lines=50, max_lines=240)
+    async with app.run_test(size=(160, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("home")
+        await settled(pilot, screen)
+        first = screen.view.lines[0]
+        for i in range(2000, 12_000):  # the window and what follows it rotate away
+            writer.write(b"line %06d\n" % i)
+        for _ in range(12):
+            await pilot.press("pagedown")
+            await settled(pilot, screen)
+            held = [line for line in screen.view.lines if line.startswith("line")]
+            numbers = [int(line.split()[1]) for line in held]
+            assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # no gap
+        assert numbers[0] > int(first.split()[-1]) + 240  # started again at the retained log
+        assert "rotated away" in sub(app)
