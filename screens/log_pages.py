@@ -51,6 +51,7 @@ class Pager:
         self.window = Window()
         self.busy = False
         self.owed = 0  # rows a scroll asked for past the window's edge (- up, + down)
+        self._reads = 0  # page reads started (the latest one clears `busy`)
         self.enabled = callable(getattr(screen.source, "log_lines", None))
 
     @property
@@ -124,16 +125,18 @@ class Pager:
 
     # -- reading -----------------------------------------------------------------------
     def _start(self, work: Any, what: str) -> None:
+        """One read at a time: a new one (Home, End, a match) replaces one in flight."""
         self.busy = True
+        self._reads += 1
         self.screen.run_worker(
-            self._guarded(work),
+            self._guarded(work, self._reads),
             name=f"read {what}",
             group="log-page",
             exclusive=True,
             exit_on_error=False,
         )
 
-    async def _guarded(self, work: Any) -> None:
+    async def _guarded(self, work: Any, number: int) -> None:
         try:
             await work
         except _Gone:
@@ -143,7 +146,8 @@ class Pager:
             self.screen.notify(message, severity="error", markup=False)
             self.screen.problem = message
         finally:
-            self.busy = False
+            if number == self._reads:  # not a read replaced by a newer one, still running
+                self.busy = False
 
     async def _read(self, offset: int | None, before: int = 0, after: int = 0) -> Any:
         screen = self.screen

@@ -362,3 +362,22 @@ async def test_a_window_whose_next_lines_rotated_away_starts_again_where_the_log
             assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # no gap
         assert numbers[0] > int(first.split()[-1]) + 240  # started again at the retained log
         assert "rotated away" in sub(app)
+
+
+async def test_a_count_the_engine_cut_says_so(source, log_dir, monkeypatch):
+    from jobs_tui.screens import log_find
+
+    monkeypatch.setattr(log_find, "SEARCH_LIMIT", 5)
+    write(f"{log_dir}/j1.log", [f"needle {i}" for i in range(12)] + ["hay"] * 3000, "w")
+    app = log_host(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("slash", *"needle")
+        assert await until(lambda: "of 5+" in screen_text(app))  # 12 matched, 5 kept
+        await settled(pilot, screen)
+        view = screen.view
+        assert view.lines[view.current_match_line()] == "needle 4"  # the last kept one
+        await pilot.press("enter", "n")
+        assert await until(lambda: "1 of 5+" in screen_text(app))
+        await settled(pilot, screen)
+        assert view.lines[view.current_match_line()] == "needle 0"
