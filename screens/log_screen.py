@@ -2,8 +2,10 @@
 
 Nothing is read whole: the tail comes from the engine's backwards reader, new
 output from the source's follower (one absolute position) polled on a short timer
-in bounded batches. Every byte shown has been through the engine's sanitizer (SGR
-colours kept, all else stripped).
+in bounded batches. The rest of the retained log is read a page at a time as the
+view scrolls toward it, or jumps to it (Home, a find's match): `Pager`, `PagedScrolling`.
+Every byte shown has been through the engine's sanitizer (SGR colours kept, all else
+stripped).
 """
 
 from __future__ import annotations
