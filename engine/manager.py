@@ -23,6 +23,7 @@ from .exitfiles import ExitInfo
 from .follower import LOG_END, LogFollower
 from .lifecycle import Lifecycle
 from .logsearch import SearchResult
+from .logwindow import LinePage
 from .model import JobEvent, JobRecord, now_ms
 from .paths import RegistryPaths
 from .reading import LogReader
@@ -450,6 +451,16 @@ class JobManager:
         log does not exist (then `record.last_line` is all there is).
         """
         return await self._reader.latest_line(self.get(job_id))
+
+    async def log_lines(
+        self, job_id: str, offset: int | None = None, *, before: int = 0, after: int = 0
+    ) -> LinePage:
+        """Up to `before` lines ending at absolute byte `offset` of the retained log (None:
+        its end) and `after` lines from there, each with its offset and time: a pager's
+        page (the log pane reads the whole log this way). At most 2000 lines a side, and
+        a few MiB; lines sanitized with SGR colours kept. Does not mark the job seen."""
+        check("id", job_id)
+        return await self._reader.lines(self.get(job_id), offset, before, after)
 
     async def page(self, job_id: str, offset: int, limit: int | None) -> LogPage:
         """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""

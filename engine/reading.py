@@ -16,9 +16,10 @@ from .follower import LOG_END, LogFollower, read_sanitized
 from .format import lost_note
 from .logs import LogMissing, LogRefused, TailRead, open_pair, read_page, read_tail
 from .logsearch import SearchResult, read_times, search
+from .logwindow import LinePage, read_lines
 from .model import JobRecord
 from .protocol import previous_of
-from .results import JobError, LogPage, LogsResult, ReadSince, Refused
+from .results import InvalidArgument, JobError, LogPage, LogsResult, ReadSince, Refused
 from .sanitize import LINE_LIMIT, sanitize_line, sanitize_log
 from .timeindex import offset_since, time_at
 
@@ -145,6 +146,26 @@ class LogReader:
         try:
             return await asyncio.to_thread(
                 search, live, previous, pattern, context=context, since=since_ms, limit=limit
+            )
+        except LogRefused as exc:
+            raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc
+        except LogMissing as exc:
+            raise JobError(f"{record.id}: its log no longer exists (deleted?)", "id") from exc
+
+    async def lines(
+        self, record: JobRecord, offset: int | None, before: int, after: int
+    ) -> LinePage:
+        """A page of lines around absolute byte `offset` (None: the end); see `read_lines`.
+        Bad bounds are refused before anything is read."""
+        for name, count in (("before", before), ("after", after)):
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_LINES:
+                raise InvalidArgument(f"{name} {count!r} is outside 0-{MAX_LINES}", name)
+        if offset is not None and (isinstance(offset, bool) or not isinstance(offset, int)):
+            raise InvalidArgument(f"offset {offset!r} is not a byte offset", "offset")
+        live, previous = self.files(record)
+        try:
+            return await asyncio.to_thread(
+                read_lines, live, previous, offset, before=before, after=after
             )
         except LogRefused as exc:
             raise JobError(f"{record.id}: its log {exc.strerror}; not read", "id") from exc

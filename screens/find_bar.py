@@ -10,12 +10,13 @@ from .css import stylesheet
 from .field_bar import FieldBar
 
 
-def count_text(current: int, total: int, query: str) -> Content:
+def count_text(current: int, total: int, query: str, more: str = "") -> Content:
+    """`i of n` (`more` after it: what the count leaves out, such as `+`)."""
     if not query:
         return Content.styled("type to find", "$text-muted")
     if not total:
         return Content.styled("no matches", "$error")
-    return Content.styled(f"{current + 1} of {total}", "bold")
+    return Content.styled(f"{current + 1} of {total}{more}", "bold")
 
 
 class FindBar(FieldBar):
@@ -34,5 +35,6 @@ class FindBar(FieldBar):
     def input(self) -> Input:
         return self.query_one("#jobs-find-input", Input)
 
-    def show_count(self, current: int, total: int, query: str) -> None:
-        self.query_one("#jobs-find-count", Static).update(count_text(current, total, query))
+    def show_count(self, current: int, total: int, query: str, more: str = "") -> None:
+        count = count_text(current, total, query, more)
+        self.query_one("#jobs-find-count", Static).update(count)

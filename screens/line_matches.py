@@ -42,6 +42,33 @@ class LineMatches:
         self.matches = kept
         self.by_line = {k: v for k, v in self.by_line.items() if k >= first_abs}
 
+    def scan_front(self, plains: Sequence[str], first_abs: int) -> None:
+        """Add the matches of earlier lines put before the ones held (the current one stays)."""
+        held = self.matches
+        self.matches = []
+        self.scan(plains, first_abs)
+        added = len(self.matches)
+        self.matches += held
+        if self.current >= 0:
+            self.current += added
+
+    def drop_from(self, first_abs: int) -> None:
+        """Forget the matches of the lines from `first_abs` on (the window let its end go)."""
+        kept = [m for m in self.matches if m[0] < first_abs]
+        if len(kept) == len(self.matches):
+            return
+        self.matches = kept
+        self.by_line = {k: v for k, v in self.by_line.items() if k < first_abs}
+        self.current = min(self.current, len(kept) - 1)
+
+    def select_line(self, absolute: int) -> bool:
+        """The first match on line `absolute` becomes the current one; False if it has none."""
+        for index, match in enumerate(self.matches):
+            if match[0] == absolute:
+                self.current = index
+                return True
+        return False
+
     def search(self, query: str, plains: Sequence[str], base: int, near_line: int | None) -> None:
         """Find every match; the current one is the last at or above `near_line` (absolute)."""
         self.query = query

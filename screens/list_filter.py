@@ -68,7 +68,8 @@ class ListFilter(FieldBar):
     def input(self) -> FilterInput:
         return self.query_one(FilterInput)
 
-    def show_count(self, shown: int, total: int) -> None:
-        text = f"{shown} of {total}"
+    def show_count(self, shown: int, total: int, unit: str = "") -> None:
+        """`3 of 40` (`unit` after it, such as ` loaded lines`)."""
+        text = f"{shown} of {total}{unit}"
         style = "$error" if total and not shown else "bold"
         self.query_one(".filter-count", Static).update(Content.styled(text, style))

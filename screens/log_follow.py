@@ -29,6 +29,8 @@ class Batch:
     lines: list[str] = field(default_factory=list)  # sanitized, SGR kept
     partial: str = ""  # the unfinished last line, sanitized
     skipped: int = 0  # bytes passed over unseen
+    starts: list[int] = field(default_factory=list)  # absolute offset where each line starts
+    next_start: int | None = None  # where the unfinished line (or the next one) starts
 
 
 class Follower:
@@ -49,7 +51,7 @@ class Follower:
         try:
             got = self.log.read(cap)
         except JobError:  # deleted or refused since the open (which said so): nothing new
-            return Batch([], self.assembler.partial, 0)
+            return Batch([], self.assembler.partial, 0, [], self.assembler.next_start)
         data, skipped = got.data, got.skipped
         if len(data) >= cap:  # the writer is ahead of us: jump near the end
             data, passed = self._catch_up(data, got.end)
@@ -63,8 +65,12 @@ class Follower:
             self._resync = cut < 0
             skipped += len(data) if cut < 0 else cut + 1
             data = data[cut + 1 :] if cut >= 0 else b""
-        lines = self.assembler.feed(data)
-        return Batch(lines, self.assembler.partial, skipped)
+        # every path leaves `data` a suffix of what was read, which ends at the position
+        lines = self.assembler.feed(data, self.log.position - len(data))
+        assembler = self.assembler
+        if assembler.next_start is None:
+            assembler.next_start = self.log.position
+        return Batch(lines, assembler.partial, skipped, assembler.starts, assembler.next_start)
 
     def _catch_up(self, data: bytes, end: int) -> tuple[bytes, int]:
         """The last KEEP_WHEN_BEHIND bytes up to the end, and how many were passed over."""

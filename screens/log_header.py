@@ -47,6 +47,7 @@ class OpenedTail:
     earlier_bytes: int  # retained bytes before the tail: there, but not loaded
     rotated_bytes: int  # output that rotated away before the retained log: gone
     note: str | None = None
+    later_bytes: int = 0  # retained bytes after the lines held (a window paged up, not the tail)
 
     @classmethod
     def of(cls, result: LogsResult) -> OpenedTail:
@@ -72,9 +73,14 @@ def tail_note(tail: OpenedTail, shown: int, dropped: int = 0) -> str:
             hidden.append(f"{plural(dropped, 'more line')} not kept")
     elif dropped:
         hidden.append(f"{plural(dropped, 'earlier line')} not kept")
+    if tail.later_bytes:
+        hidden.append(f"{human_bytes(tail.later_bytes)} later not loaded")
     if tail.rotated_bytes:
         hidden.append(f"{human_bytes(tail.rotated_bytes)} rotated away")
-    if hidden:
+    if tail.later_bytes:
+        where = "first " if not (tail.earlier_lines or tail.earlier_bytes or dropped) else ""
+        text = f"{where}{plural(shown, 'line')}; " + "; ".join(hidden)
+    elif hidden:
         text = f"last {plural(shown, 'line')}; " + "; ".join(hidden)
     else:
         text = "whole log" if shown else "no output yet"

@@ -59,7 +59,12 @@ class HeaderPainter:
         tail = self.tail
         if record is not None:  # output lost since the open (a full disk) is named now
             tail = dataclasses.replace(tail, note=lost_note(record))
-        note = tail_note(tail, main.line_count + bool(main.partial), main.base)
+        pager = self.screen.pager
+        if pager.enabled:  # lines let go are still there to read: they are "not loaded"
+            tail = pager.tail(tail, main)
+            note = tail_note(tail, main.line_count + bool(main.partial))
+        else:
+            note = tail_note(tail, main.line_count + bool(main.partial), main.base)
         if filter_text:
             shown = plural(view.line_count, "line")
             note = f"{shown} with {filter_text!r}" + (f" · {note}" if note else "")

@@ -35,18 +35,33 @@ class LineAssembler:
     """Feed it the bytes of a log in any pieces; it returns each line once, when it ends.
 
     `partial` is the text of the line still being written ("" when there is none, or
-    when it has no visible text yet, as a fresh open would show it).
+    when it has no visible text yet, as a fresh open would show it). Fed with where its
+    bytes lie in the log (`at`), it also says where each line it returns starts
+    (`starts`, absolute offsets) and where the unfinished one does (`next_start`).
     """
 
     def __init__(self, cap: int = LINE_CAP) -> None:
         self.cap = max(1, cap)
         self._raw = b""
         self.partial = ""
+        self.starts: list[int] = []  # where each line the last feed returned starts
+        self.next_start: int | None = None  # where the line being written starts
 
-    def feed(self, data: bytes) -> list[str]:
-        """The lines `data` completes; `partial` follows the unfinished rest."""
+    def feed(self, data: bytes, at: int | None = None) -> list[str]:
+        """The lines `data` completes; `partial` follows the unfinished rest.
+
+        `at`: the absolute offset of `data[0]` (contiguous with the last feed)."""
+        self.starts = []
         if not data:
             return []
+        if at is not None:
+            if self.next_start is None:
+                self.next_start = at
+            nl = data.find(b"\n")
+            while nl >= 0:
+                self.starts.append(self.next_start)
+                self.next_start = at + nl + 1
+                nl = data.find(b"\n", nl + 1)
         buffer = self._raw + data
         cut = buffer.rfind(b"\n") + 1
         lines: list[str] = []
@@ -64,3 +79,4 @@ class LineAssembler:
         """Forget the unfinished line (the bytes after it were skipped)."""
         self._raw = b""
         self.partial = ""
+        self.next_start = None

@@ -7,6 +7,7 @@ follower's to show (it re-reads its bytes, so what comes next joins it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .log_follow import Follower
 from .log_header import OpenedTail
@@ -23,10 +24,16 @@ class OpenedLog:
     follower: Follower
     path: str
     tail: OpenedTail
+    offsets: list[int] | None = None  # where each line starts in the log (a paging source)
+    next_offset: int = -1  # where the line after the last complete one starts
+    first: int = 0  # absolute offset of the oldest retained byte
+    earlier_lines: int | None = None  # retained lines before the first one shown, if counted
 
 
 async def open_log(source: JobSource, job_id: str, tail_lines: int) -> OpenedLog:
     """Raises `JobError` (the job or its log cannot be read)."""
+    if callable(getattr(source, "log_lines", None)):
+        return await _open_paged(source, job_id, tail_lines)
     result = await source.logs(job_id, lines=tail_lines, keep_sgr=True, timestamps=True)
     lines = list(result.lines)
     times: list[int | None] = list(getattr(result, "times", None) or [])
@@ -46,4 +53,27 @@ async def open_log(source: JobSource, job_id: str, tail_lines: int) -> OpenedLog
     kept = times[: len(lines)] if len(times) >= len(lines) else None
     return OpenedLog(
         lines, kept, partial_time, Follower(log, partial), result.log_file, OpenedTail.of(result)
+    )
+
+
+async def _open_paged(source: Any, job_id: str, tail_lines: int) -> OpenedLog:
+    """A source that reads pages: the tail is a page (each line with its offset, so the
+    pane can read on from either end); a one-line tail read names the file and what
+    rotated away or was lost."""
+    facts = await source.logs(job_id, lines=1)
+    page = await source.log_lines(job_id, None, before=tail_lines)
+    known = OpenedTail.of(facts)
+    tail = OpenedTail(page.earlier_lines, page.start - page.first, known.rotated_bytes, known.note)
+    follower = Follower(source.follow(job_id, page.end), page.partial)
+    return OpenedLog(
+        list(page.lines),
+        list(page.times),
+        None,
+        follower,
+        facts.log_file,
+        tail,
+        list(page.offsets),
+        page.end,
+        page.first,
+        page.earlier_lines,
     )

@@ -2,8 +2,10 @@
 
 Nothing is read whole: the tail comes from the engine's backwards reader, new
 output from the source's follower (one absolute position) polled on a short timer
-in bounded batches. Every byte shown has been through the engine's sanitizer (SGR
-colours kept, all else stripped).
+in bounded batches. The rest of the retained log is read a page at a time as the
+view scrolls toward it, or jumps to it (Home, a find's match): `Pager`, `PagedScrolling`.
+Every byte shown has been through the engine's sanitizer (SGR colours kept, all else
+stripped).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from .log_find import LogFinder
 from .log_follow import Follower
 from .log_header_paint import HeaderPainter
 from .log_open import open_log
+from .log_pages import Pager
+from .log_scrolling import PagedScrolling
 from .log_view import LogView
 from .send_bar import SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
@@ -40,9 +44,10 @@ from .supervising import acting_source
 POLL_S = 0.1
 FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every line)"
 TAIL_LINES = 2000  # what the engine returns at most in one read
+LATER_EVERY = 10  # polls between looks at how much a window away from the tail leaves out
 
 
-class LogScreen(ApplicableKeys, Screen[None]):
+class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
     TRACKED = ("follow", "match", "send", "eof", "interrupt")
@@ -95,6 +100,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._follower: Follower | None = None
         self._record: JobRecord | None = None
         self._header = HeaderPainter(self)
+        self.pager = Pager(self)
+        self._polls = 0
         self._finder = LogFinder(self, pause=self._pause, changed=self._update_bindings)
         self._input = JobInput(
             self,
@@ -143,6 +150,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
         return self._record
 
     def on_mount(self) -> None:
+        if self._finder.whole_log:
+            self.find_bar.input.placeholder = "find in the whole log (n / N: next / previous)"
         self._show_title(force=True)
         self._show_sub()
         self.run_worker(self._load(), name="open log", group="log", exit_on_error=False)
@@ -161,8 +170,9 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._follower = opened.follower
         self.log_path = opened.path
         self._header.tail = opened.tail
+        self.pager.opened(opened.first, opened.earlier_lines)
         self.main_view.partial_time = opened.partial_time
-        self.main_view.load(opened.lines, opened.times)
+        self.main_view.load(opened.lines, opened.times, opened.offsets, opened.next_offset)
         self.loaded = True
         self._poll()  # the unfinished line, at once
         self.view.follow_end()
@@ -172,9 +182,20 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self.problem = message
 
     def _poll(self) -> None:
-        if self._follower is None:
+        if self._follower is not None:
+            self._read_new(self._follower)
+        elif not self.loaded:
             return
-        batch = self._follower.poll()
+        else:
+            self._polls += 1
+            if self._polls % LATER_EVERY == 0 and self.pager.recount_later():
+                self._show_sub()
+        self._show_title()  # a window paged away from the tail still shows how the job is
+        if self._header.lost_changed(self._record):
+            self._show_sub()
+
+    def _read_new(self, follower: Follower) -> None:
+        batch = follower.poll()
         self.skipped += batch.skipped
         main = self.main_view
         if batch.lines or batch.partial != main.partial or batch.skipped:
@@ -182,22 +203,30 @@ class LogScreen(ApplicableKeys, Screen[None]):
             stamp = int(self.clock())
             if batch.partial and not main.partial:
                 main.partial_time = stamp
-            arrived = self._add(batch.lines, batch.partial, stamp)
+            arrived = self._add(batch.lines, batch.partial, stamp, batch.starts, batch.next_start)
             if not batch.partial:
                 main.partial_time = None
             if not self.following:
                 self.new_lines += arrived
             if self.view.query_text:
-                self._finder.show_count()
-            self._show_sub()
-        self._show_title()
-        if self._header.lost_changed(self._record):
+                self._finder.arrived(batch.lines, batch.starts)
             self._show_sub()
 
-    def _add(self, lines: list[str], partial: str, stamp: int) -> int:
+    def _add(
+        self,
+        lines: list[str],
+        partial: str,
+        stamp: int,
+        starts: list[int] | None = None,
+        next_start: int | None = None,
+    ) -> int:
         """Lines into the view (the filter's view: the matching ones), dated `stamp`; a paused
-        view is shifted by the rows let go, so it does not move. Returns the lines it shows."""
-        dropped = self.main_view.append(lines, partial, [stamp] * len(lines))
+        view is shifted by the rows let go, so it does not move. Returns the lines it shows.
+        `starts`: where each line starts in the log (else where the next line will)."""
+        main = self.main_view
+        if starts is None or len(starts) != len(lines):
+            starts = [main.next_offset] * len(lines)
+        dropped = main.append(lines, partial, [stamp] * len(lines), starts, next_start)
         if self.filter_text:
             lines = [line for line in lines if self._finder.shows(line)]
             dropped = self.view.append(lines, "", [stamp] * len(lines))
@@ -254,34 +283,6 @@ class LogScreen(ApplicableKeys, Screen[None]):
 
     def on_resize(self) -> None:
         self._show_sub()
-
-    def on_log_view_scrolled_up(self, _message: LogView.ScrolledUp) -> None:
-        if self.loaded:
-            self._pause()
-
-    def action_scroll(self, delta: int) -> None:
-        if delta < 0:
-            self._pause()
-        self.view.jump(self.view.scroll_y + delta)
-
-    def action_page(self, direction: int) -> None:
-        if direction < 0:
-            self._pause()
-        step = max(1, self.view.scrollable_content_region.height - 1)
-        self.view.jump(self.view.scroll_y + direction * step)
-
-    def action_top(self) -> None:
-        self._pause()
-        self.view.jump(0)
-
-    def action_follow(self) -> None:
-        self.new_lines = 0
-        self.following = True
-        self.view.jump(self.view.scroll_y, x=0)
-        self.view.follow_end()
-
-    def action_pan(self, direction: int) -> None:
-        self.view.pan(direction)
 
     def action_toggle_wrap(self) -> None:
         self.wrap = not self.wrap
@@ -358,7 +359,8 @@ class LogScreen(ApplicableKeys, Screen[None]):
         self._add([echo_line(text)], self.main_view.partial, int(self.clock()))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.group in ("log", "log-send"):
+        groups = ("log", "log-send", "log-page", "log-find")
+        if event.state is WorkerState.ERROR and event.worker.group in groups:
             self.notify(
                 sanitize_line(f"{event.worker.name} failed: {event.worker.error}", 300),
                 severity="error",

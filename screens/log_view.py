@@ -14,24 +14,20 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import ClassVar
 
-from rich.segment import Segment
-from rich.style import Style
-from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
-from .cells import CellMap
 from .css import stylesheet
 from .line_cache import LineCache
 from .line_matches import LineMatches
-from .log_text import TIME_COLUMNS, contains, plain_of, slice_text, time_text, width_of
+from .log_text import TIME_COLUMNS, contains, plain_of, width_of
+from .log_view_rows import ViewRows
 from .wrap_rows import WrapRows
 
 
-class LogView(ScrollView, can_focus=False):
+class LogView(ViewRows, ScrollView, can_focus=False):
     """The log pane's text. The screen decides following; the view only reports scrolling."""
 
     DEFAULT_CSS = stylesheet("log_view.tcss")
@@ -50,6 +46,9 @@ class LogView(ScrollView, can_focus=False):
     class ScrolledUp(Message):
         """The user moved the view up (wheel, scrollbar): the screen pauses following."""
 
+    class ScrolledDown(Message):
+        """The user moved the view down: a window that is not the tail may read on."""
+
     def __init__(
         self, max_lines: int = 10_000, *, id: str | None = None, classes: str | None = None
     ) -> None:
@@ -57,6 +56,8 @@ class LogView(ScrollView, can_focus=False):
         self.max_lines = max(1, max_lines)
         self._lines: list[str] = []
         self._times: list[int | None] = []  # wall-clock ms each line was written, if known
+        self._offsets: list[int] = []  # absolute byte offset where each line starts (-1: unknown)
+        self.next_offset = -1  # where the line after the last complete one starts (-1: unknown)
         self.partial_time: int | None = None
         self._plain: list[str] = []
         self._cells: list[int] = []
@@ -104,15 +105,44 @@ class LogView(ScrollView, can_focus=False):
         picked = [i for i, plain in enumerate(self._plain) if contains(plain, text)]
         return [self._lines[i] for i in picked], [self._times[i] for i in picked]
 
-    def load(self, lines: list[str], times: list[int | None] | None = None) -> None:
+    @property
+    def first_offset(self) -> int:
+        """Where the first line held starts in the log (-1: unknown)."""
+        return self._offsets[0] if self._offsets else self.next_offset
+
+    def offset_of(self, line: int) -> int:
+        """Where window line `line` starts in the log (-1: unknown; past the end: next)."""
+        return self._offsets[line] if 0 <= line < len(self._offsets) else self.next_offset
+
+    def line_at_offset(self, offset: int) -> int | None:
+        """The window line holding absolute byte `offset`, if it is held."""
+        if not self._offsets or offset < self._offsets[0] or offset >= self.next_offset:
+            return None
+        return bisect_right(self._offsets, offset) - 1
+
+    def load(
+        self,
+        lines: list[str],
+        times: list[int | None] | None = None,
+        offsets: list[int] | None = None,
+        next_offset: int = -1,
+    ) -> None:
         self._lines, self._plain, self._cells, self.base, self._width = [], [], [], 0, 0
-        self._times = []
+        self._times, self._offsets, self.next_offset = [], [], -1
         self._cache.clear()
         self._rows.restart([])
         self.partial = self._partial_plain = ""
-        self.append(lines, "", times)
+        self._matches.search(self._matches.query, [], 0, None)
+        self.append(lines, "", times, offsets, next_offset)
 
-    def append(self, lines: list[str], partial: str, times: list[int | None] | None = None) -> int:
+    def append(
+        self,
+        lines: list[str],
+        partial: str,
+        times: list[int | None] | None = None,
+        offsets: list[int] | None = None,
+        next_offset: int | None = None,
+    ) -> int:
         """Add complete lines and set the unfinished one; returns rows dropped off the top.
 
         The unfinished line is drawn from its own cache entry, so the row it used to
@@ -123,6 +153,11 @@ class LogView(ScrollView, can_focus=False):
         if times is None or len(times) != len(lines):
             times = [None] * len(lines)
         self._times.extend(times)
+        if offsets is None or len(offsets) != len(lines):
+            offsets = [-1] * len(lines)
+        self._offsets.extend(offsets)
+        if next_offset is not None:
+            self.next_offset = next_offset
         for line in lines:
             plain = plain_of(line)
             width = width_of(plain)
@@ -149,6 +184,7 @@ class LogView(ScrollView, can_focus=False):
                 dropped_rows = self._rows.drop(dropped)
             del self._lines[:dropped]
             del self._times[:dropped]
+            del self._offsets[:dropped]
             del self._plain[:dropped]
             del self._cells[:dropped]
             self.base += dropped
@@ -156,6 +192,46 @@ class LogView(ScrollView, can_focus=False):
             self._cache.forget_before(self.base)
         self._update_size()
         return dropped_rows
+
+    def prepend(self, lines: list[str], times: list[int | None], offsets: list[int]) -> int:
+        """Earlier lines before the first one held; returns the rows they add at the top.
+
+        Lines keep their numbers (`base` goes down), so cached texts and matches stay valid."""
+        if not lines:
+            return 0
+        rows = self.row_count
+        plains = [plain_of(line) for line in lines]
+        cells = [width_of(plain) for plain in plains]
+        self.base -= len(lines)
+        self._lines[:0], self._plain[:0], self._cells[:0] = lines, plains, cells
+        self._times[:0] = times if len(times) == len(lines) else [None] * len(lines)
+        self._offsets[:0] = offsets
+        self._width = max(self._width, *cells)
+        if self.query_text:
+            self._matches.scan_front(plains, self.base)
+        if self.wrap:
+            self._rebuild_rows()
+        self._update_size()
+        return self.row_count - rows
+
+    def trim_end(self, count: int) -> None:
+        """Let the last `count` lines go (and the unfinished one): a window far from the tail."""
+        count = min(max(0, count), len(self._lines))
+        keep = len(self._lines) - count
+        if count:
+            self.next_offset = self._offsets[keep]
+        for held in (self._lines, self._plain, self._cells, self._times, self._offsets):
+            del held[keep:]
+        self.partial = self._partial_plain = ""
+        self._cache.new_partial()
+        self._matches.drop_from(self.base + keep)
+        if self.wrap:
+            self._rebuild_rows()
+        self._update_size()
+
+    def shift(self, rows: int) -> None:
+        """Move the view by `rows` without it counting as the user's scroll."""
+        self._quietly(lambda: self.jump(self.scroll_y + rows))
 
     def _update_size(self) -> None:
         if self.wrap:
@@ -249,6 +325,12 @@ class LogView(ScrollView, can_focus=False):
         self._matches.search(query, self._plain, self.base, near_line)
         self.refresh()
 
+    def select_match_on(self, line: int) -> bool:
+        """Make the first match on window line `line` the current one (False: none there)."""
+        found = self._matches.select_line(self.base + line)
+        self.refresh()
+        return found
+
     def step_match(self, delta: int) -> None:
         if self._matches.step(delta):
             self.refresh()
@@ -323,64 +405,5 @@ class LogView(ScrollView, can_focus=False):
         super().watch_scroll_y(old_value, new_value)
         if new_value < old_value and new_value < self.max_scroll_y and not self._quiet:
             self.post_message(self.ScrolledUp())
-
-    # -- drawing -----------------------------------------------------------------------
-    def _text(self, absolute: int, line: int) -> Text:
-        if line >= len(self._lines):
-            return self._cache.partial_text(self.partial)
-        return self._cache.text(absolute, self._lines[line])
-
-    def _map_for(self, absolute: int, plain: str) -> CellMap:
-        if absolute >= self.base + len(self._lines):
-            return self._cache.partial_cells(self._partial_plain)
-        return self._cache.cells(absolute, plain)
-
-    def render_line(self, y: int) -> Strip:
-        strip = self._render_text_row(y)
-        if not self.show_times:
-            return strip
-        place = self.locate(self.scroll_offset.y + y)
-        stamp = " " * TIME_COLUMNS
-        if place is not None and place[1] == 0:
-            line = place[0]
-            known = self._times[line] if line < len(self._times) else self.partial_time
-            stamp = time_text(known)
-        style = self.rich_style + self.get_component_rich_style("log-view--time")
-        return Strip.join([Strip([Segment(stamp, style)], TIME_COLUMNS), strip])
-
-    def _render_text_row(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self._content_width()
-        base_style = self.rich_style
-        place = self.locate(scroll_y + y)
-        if place is None:
-            return Strip.blank(width, base_style)
-        line, row = place
-        absolute = self.base + line
-        partial = line >= len(self._lines)
-        plain = self._partial_plain if partial else self._plain[line]
-        text = self._text(absolute, line)
-        lead = 0
-        if self.wrap:
-            starts = self._map_for(absolute, plain).row_starts(self._rows.width)
-            start = starts[row] if row < len(starts) else len(plain)
-            end = starts[row + 1] if row + 1 < len(starts) else len(plain)
-        elif plain.isascii():
-            start, end = min(scroll_x, len(plain)), min(scroll_x + width, len(plain))
-        else:
-            start, end, lead = self._map_for(absolute, plain).span(scroll_x, width)
-        piece = slice_text(text, start, end)
-        piece.stylize_before(base_style)
-        if partial:
-            piece.stylize(self.get_component_rich_style("log-view--partial"))
-        marks = self._matches.marks(absolute, start, end)
-        if marks:
-            match: Style = self.get_component_rich_style("log-view--match")
-            for first, last, current in marks:
-                style = match
-                if current:
-                    style = self.get_component_rich_style("log-view--current-match")
-                piece.stylize(style, first, last)
-        segments = list(piece.render(self.app.console))
-        strip = Strip(segments or [Segment("", base_style)], piece.cell_len)
-        return strip.crop_extend(lead, lead + width, base_style)
+        elif new_value > old_value and not self._quiet:
+            self.post_message(self.ScrolledDown())

@@ -64,6 +64,15 @@ class JobSource(Protocol):
       it. Without it `i` there says the job cannot be typed into.
     - `async resize(job_id, cols, rows) -> JobRecord`: a terminal job's window size (the
       program sees SIGWINCH); typing mode keeps it the size of the pane.
+    - `async log_lines(job_id, offset=None, *, before=0, after=0) -> LinePage`: up to
+      `before` lines ending at absolute byte `offset` of the retained log (None: its end)
+      and `after` from there, each with its offset and time, sanitized with SGR kept
+      (`engine.logwindow.read_lines`). With it the log pane pages through the whole
+      retained log (Home, scrolling up past the loaded lines, find's matches); without
+      it the pane holds the tail it opened with.
+    - `async search(job_id, pattern, *, limit=...) -> SearchResult`: the engine's search
+      of the whole retained log (`JobManager.search`, as `logs --grep`); with it and
+      `log_lines` the pane's find counts and reaches every match.
     - `async interrupt(job_id) -> KillResult`: SIGINT to an own running job's process
       group, a terminal's Ctrl-C (not a kill: no `stopping`, no SIGKILL after the grace);
       the log pane's input bar sends it with ctrl+c. Without it ctrl+c says why not.

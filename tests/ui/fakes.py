@@ -17,6 +17,8 @@ from textual.screen import Screen
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
 from jobs_tui.engine.follower import LOG_END, LogFollower
 from jobs_tui.engine.logs import LogMissing, read_tail
+from jobs_tui.engine.logsearch import search as search_log
+from jobs_tui.engine.logwindow import LinePage, read_lines
 from jobs_tui.engine.proctable import Port
 from jobs_tui.engine.reading import read_latest_line, split_lines
 from jobs_tui.engine.resources import JobUsage
@@ -254,6 +256,31 @@ class FakeSource:
             partial_bytes=partial,
             times=[self.line_time(n) for n in range(len(lines))] if timestamps else [],
         )
+
+    async def log_lines(
+        self, job_id: str, offset: int | None = None, *, before: int = 0, after: int = 0
+    ) -> LinePage:
+        """A page around absolute `offset`, read by the engine; dated one a second from
+        the page's first line (as `logs` dates a tail), so the times column is stable."""
+        rec = self.get(job_id)
+        try:
+            page = read_lines(*self.log_files(rec), offset, before=before, after=after)
+        except LogMissing:
+            from jobs_tui.engine import JobError
+
+            raise JobError(f"{job_id}: its log no longer exists (deleted?)") from None
+        page.times = [self.line_time(n) for n in range(len(page.lines))]
+        return page
+
+    async def search(self, job_id: str, pattern: str, *, limit: int = 200, **_: Any):
+        """The engine's search over the job's log files (as `JobManager.search`)."""
+        rec = self.get(job_id)
+        try:
+            return search_log(*self.log_files(rec), re.compile(pattern), limit=limit)
+        except LogMissing:
+            from jobs_tui.engine import JobError
+
+            raise JobError(f"{job_id}: its log no longer exists (deleted?)") from None
 
     def line_time(self, index: int) -> int | None:
         """The wall-clock ms a fake says line `index` of a tail was written: one a second."""
