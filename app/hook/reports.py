@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_REGISTRY = 64 * 1024 * 1024
-MAX_LINES = 20  # outcome lines per answer; the rest are reported by the next hook
+MAX_FINISHES = 20  # outcome lines per answer; the rest are reported by the next hook
 RUNNING = "running"
 
 try:
@@ -153,7 +153,7 @@ def _write(path: str, data: dict[str, Any]) -> None:
 
 def take(entry: Registration, wake_only: bool) -> list[dict[str, Any]]:
     """The unreported finishes (see `pending`), marked `seen` in the file before they are
-    returned; at most MAX_LINES. Nothing (and no lock, no write) when a plain read finds
+    returned; at most MAX_FINISHES. Nothing (and no lock, no write) when a plain read finds
     none: the path every tool call of an agent takes."""
     path = registry_file(entry)
     wake_all = entry.wake_on_finish
@@ -161,7 +161,7 @@ def take(entry: Registration, wake_only: bool) -> list[dict[str, Any]]:
         return []
     with locked(entry):
         data = read_file(path)  # afresh, under the lock: what is still unreported now
-        chosen = pending(own_jobs(data, entry.session_id), wake_only, wake_all)[:MAX_LINES]
+        chosen = pending(own_jobs(data, entry.session_id), wake_only, wake_all)[:MAX_FINISHES]
         if not chosen or data is None:
             return []
         for job in chosen:

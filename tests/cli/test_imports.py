@@ -70,7 +70,7 @@ def test_verbs_import_no_ui_module_and_no_vocabulary(cli: Cli, words: tuple[str,
 def test_no_verb_off_a_terminal_prints_the_rows(cli: Cli):
     cli.ok("start", "--label", "server", "--", "sleep 30")
     out = cli.ok().out.splitlines()
-    assert out[0] == "1 jobs · 1 running · 0 failed · 0 peer" and "server" in out[1]
+    assert out[0] == "1 job · 1 running · 0 failed · 0 peer" and "server" in out[1]
     assert cli("--demo").code == 2  # the demo needs a terminal
 
 

@@ -18,7 +18,7 @@ def test_start_list_status_wait_logs_in_the_transcript_grammar(cli: Cli):
     assert waited.code == 0 and re.fullmatch(r"✓ j1 tests · exit 0 · \d+\.\ds\n", waited.out)
     listed = cli.ok("list")
     lines = listed.out.splitlines()
-    assert lines[0] == "1 jobs · 0 running · 0 failed · 0 peer"
+    assert lines[0] == "1 job · 0 running · 0 failed · 0 peer"
     assert re.fullmatch(r"✓ j1   tests +\d+\.\ds", lines[1])
     assert cli.ok("status", "j1").out.startswith("✓ j1 tests · exit 0 · ")
     assert cli.ok("logs", "j1").out == "one\ntwo\n"

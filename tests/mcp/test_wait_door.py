@@ -89,7 +89,7 @@ def test_a_finish_no_one_was_told_of_is_the_next_finish_once(project):
     server = RawServer(cwd, registry)
     try:
         server.initialize()
-        _start(server, "echo gone; exit 5")
+        _start(server, "sleep 1; echo gone; exit 5")  # ends after the start answered
         deadline = time.monotonic() + 15
         while True:  # the list does not report a finish (seen stays false)
             listed, _ = server.call("job_list", {})
