@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.rawtail import (
@@ -42,28 +42,22 @@ class TermRenderer:
     def dated(self, tail: RawTail) -> list[DatedRow]:
         from jobs_tui.term.history import dated_screen
 
-        return dated_screen(
-            tail.data,
-            tail.cols,
-            tail.rows,
-            first=tail.offset,
-            whole=tail.whole,
-            times=tail.times,
-            sizes=tail.sizes,
-        )
+        return dated_screen(tail.data, tail.cols, tail.rows, **_dating(tail))
 
     def history(self, tail: RawTail) -> Iterator[DatedRow]:
         from jobs_tui.term.history import dated_rows
 
-        return dated_rows(
-            tail.data,
-            tail.cols,
-            tail.rows,
-            first=tail.offset,
-            whole=tail.whole,
-            times=tail.times,
-            sizes=tail.sizes,
-        )
+        return dated_rows(tail.data, tail.cols, tail.rows, **_dating(tail))
+
+
+def _dating(tail: RawTail) -> dict[str, Any]:
+    """Where a tail's bytes start, whether it is the whole log, and its times and sizes."""
+    return {
+        "first": tail.offset,
+        "whole": tail.whole,
+        "times": tail.times,
+        "sizes": tail.sizes,
+    }
 
 
 render_lines = TermRenderer()  # the rows a terminal shows for a `RawTail`

@@ -5,31 +5,11 @@ status is, so an agent can run `jobs-tui wait j3` as a background shell command.
 from __future__ import annotations
 
 import socket
-import sys
 import time
 
+from tests.listening import free_port, listener
+
 from .conftest import Cli
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def listener(port: int, delay: float) -> str:
-    steps = [
-        "import socket,time",
-        "time.sleep(" + repr(delay) + ")",
-        "s=socket.socket()",
-        "s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)",
-        "s.bind(('127.0.0.1'," + str(port) + "))",
-        "s.listen()",
-        "print('up',flush=True)",
-        "time.sleep(60)",
-    ]
-    code = ";".join(steps)
-    return f'{sys.executable} -c "{code}"'
 
 
 def test_wait_port_returns_0_once_the_job_listens_and_leaves_it_running(cli: Cli):

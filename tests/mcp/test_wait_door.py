@@ -9,13 +9,13 @@ Driven over a real server's stdio, line by line (`raw.RawServer`).
 from __future__ import annotations
 
 import socket
-import sys
 import time
 
 import jsonschema
 import pytest
 
 from jobs_tui.app.mcp.waitcap import CLIENT_TIMEOUTS, DEFAULT_CAP_S, wait_cap_s
+from tests.listening import free_port, listener
 
 from .raw import RawServer
 
@@ -36,29 +36,6 @@ def _start(server: RawServer, command: str) -> str:
     result, _ = server.call("job_start", {"command": command})
     assert result.get("isError") is not True, result
     return result["structuredContent"]["job"]["id"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def listener(port: int, delay: float) -> str:
-    """A command that prints, waits `delay` s, then listens on `port` until killed."""
-    steps = [
-        "import socket,time",
-        "print('booting',flush=True)",
-        "time.sleep(" + repr(delay) + ")",
-        "s=socket.socket()",
-        "s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)",
-        "s.bind(('127.0.0.1'," + str(port) + "))",
-        "s.listen()",
-        "print('up',flush=True)",
-        "time.sleep(60)",
-    ]
-    code = ";".join(steps)
-    return f'{sys.executable} -c "{code}"'
 
 
 def test_a_wait_with_no_id_returns_the_next_finish_of_the_sessions_jobs(project):
