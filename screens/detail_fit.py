@@ -25,7 +25,10 @@ class DetailFit:
         detail's first FIELD_ROWS (the same for every job: it does not jump as the cursor
         moves), when they are at least MIN_ROWS; else it is hidden. True when that changed."""
         rows = 0
-        if fits(screen.size.width, screen.size.height) and not screen.has_class("-narrow"):
+        zoomed = screen.has_class("-zoomed")  # `z`: the detail has the whole screen
+        if zoomed or (
+            fits(screen.size.width, screen.size.height) and not screen.has_class("-narrow")
+        ):
             rows = detail.content_size.height - FIELD_ROWS
             rows = rows if rows >= MIN_ROWS else 0
         if rows == self.tail_rows:
@@ -54,7 +57,7 @@ class DetailFit:
         """Stacked below the list, the detail takes the rows the `listed` rows do not
         need, up to its whole height, and at least its outcome and last line (the pane
         fits its fields to the rows it gets); side by side it has the body's height."""
-        if not screen.has_class("-narrow"):
+        if not screen.has_class("-narrow") or screen.has_class("-zoomed"):
             height: int | str = "1fr"
         else:
             body = screen.query_one("#jobs-body").size.height

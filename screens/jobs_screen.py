@@ -68,6 +68,8 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
     the watcher refreshes the detail pane, the list its two rows.)"""
     filter_text: reactive[str] = reactive("", init=False, repaint=False)
     """The list's filter (`/`): only jobs whose id, label or command contain it are listed."""
+    zoomed: reactive[bool] = reactive(False, init=False)
+    """`z`: the detail pane and its live tail take the whole screen (the list hidden)."""
     usage: reactive[dict[str, JobUsage]] = reactive(dict, init=False, repaint=False)
     """What running jobs use (`JobSource.usage`), sampled once a second while shown."""
 
@@ -289,6 +291,13 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
             self._fit_detail()
 
     def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_detail)
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+
+    def watch_zoomed(self, zoomed: bool) -> None:
+        self.set_class(zoomed, "-zoomed")
         self.call_after_refresh(self._fit_detail)
 
     # -- the selected job's live tail (wide and tall screens) ---------------------------

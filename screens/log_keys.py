@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding, BindingType
 
 from .pane_keys import find_bindings, scroll_bindings
+from .pane_verbs import PANE_HELP, pane_bindings
 
 BINDINGS: list[BindingType] = [
     *scroll_bindings("log"),
@@ -19,10 +20,12 @@ BINDINGS: list[BindingType] = [
     Binding("T", "toggle_times", "Times", show=False, id="log.times"),
     Binding("ampersand", "filter", "Filter", show=False, key_display="&", id="log.filter"),
     Binding("question_mark", "help", "Keys", key_display="?", id="log.help"),
+    *pane_bindings("log"),
     Binding("q,escape,backspace", "back", "Back", id="log.back"),
 ]
 
 HELP: dict[str, str] = {
+    **PANE_HELP,
     "scroll(-1)": "scroll up (pauses following)",
     "scroll(1)": "scroll down",
     "page": "a page up / down",

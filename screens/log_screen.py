@@ -37,6 +37,7 @@ from .log_open import open_log
 from .log_pages import Pager
 from .log_scrolling import PagedScrolling
 from .log_view import LogView
+from .pane_verbs import PaneVerbs
 from .send_bar import SendBar, echo_line
 from .source import Clock, JobSource, wall_clock
 from .supervising import acting_source
@@ -47,7 +48,7 @@ TAIL_LINES = 2000  # what the engine returns at most in one read
 LATER_EVERY = 10  # polls between looks at how much a window away from the tail leaves out
 
 
-class LogScreen(PagedScrolling, ApplicableKeys, Screen[None]):
+class LogScreen(PaneVerbs, PagedScrolling, ApplicableKeys, Screen[None]):
     """Follow, pause, scroll, find, and (own jobs with stdin) send a line."""
 
     TRACKED = ("follow", "match", "send", "eof", "interrupt")

@@ -7,6 +7,7 @@ from textual.binding import Binding, BindingType
 from jobs_tui.engine.model import JobRecord
 
 from .pane_keys import find_bindings, scroll_bindings
+from .pane_verbs import PANE_HELP, pane_bindings
 from .source import JobSource
 
 # The actions whose applicability changes with state (the footer hides the others').
@@ -17,10 +18,12 @@ BINDINGS: list[BindingType] = [
     *find_bindings("term"),
     Binding("i", "interactive", "Type into it", id="term.interactive"),
     Binding("question_mark", "help", "Keys", key_display="?", id="term.help"),
+    *pane_bindings("term"),
     Binding("q,escape,backspace", "back", "Back", id="term.back"),
 ]
 
 HELP: dict[str, str] = {
+    **PANE_HELP,
     "scroll(-1)": "scroll up into the scrollback (pauses following)",
     "scroll(1)": "scroll down",
     "page": "a page up / down",

@@ -32,6 +32,7 @@ from .footer_keys import ApplicableKeys
 from .help import HelpScreen, key_rows
 from .keyencode import encode_key, encode_paste
 from .log_header import title_content, title_key
+from .pane_verbs import PaneVerbs
 from .source import Clock, JobSource, wall_clock
 from .supervising import acting_source, ask_peer, peer_of
 from .terminal_find import TermFind
@@ -43,7 +44,7 @@ from .terminal_view import TerminalView
 TICK_S = 0.25  # the header's clock and the job's state
 
 
-class TerminalScreen(ApplicableKeys, Screen[None]):
+class TerminalScreen(PaneVerbs, ApplicableKeys, Screen[None]):
     """A tty job's screen: scroll, find, and (own running jobs) type into it with `i`."""
 
     TRACKED = terminal_keys.TRACKED
