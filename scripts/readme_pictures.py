@@ -186,32 +186,28 @@ def jobs_scene(s: Studio) -> tuple[Any, Setup]:
     return JobsApp(s.manager), setup
 
 
-def log_scene(s: Studio) -> tuple[Any, Setup]:
-    """The log pane following the dev server's output."""
+def _pane_scene(s: Studio, label: str) -> tuple[Any, Setup]:
+    """The pane Enter opens on the job labelled `label`, once it has read its output."""
     from jobs_tui.app.tui import JobsApp
 
     async def setup(pilot: Any) -> None:
         await _shown(pilot)
-        await _select(pilot, s.ids["dev server"])
+        await _select(pilot, s.ids[label])
         await pilot.press("enter")
         await _until(lambda: getattr(pilot.app.screen, "loaded", False))
         await pilot.pause(0.5)
 
     return JobsApp(s.manager), setup
+
+
+def log_scene(s: Studio) -> tuple[Any, Setup]:
+    """The log pane following the dev server's output."""
+    return _pane_scene(s, "dev server")
 
 
 def terminal_scene(s: Studio) -> tuple[Any, Setup]:
     """The terminal pane of the REPL, a job started with a terminal (`tty`)."""
-    from jobs_tui.app.tui import JobsApp
-
-    async def setup(pilot: Any) -> None:
-        await _shown(pilot)
-        await _select(pilot, s.ids["python repl"])
-        await pilot.press("enter")
-        await _until(lambda: getattr(pilot.app.screen, "loaded", False))
-        await pilot.pause(0.5)
-
-    return JobsApp(s.manager), setup
+    return _pane_scene(s, "python repl")
 
 
 def help_scene(s: Studio) -> tuple[Any, Setup]:
