@@ -31,6 +31,7 @@ from .reconcile import finish
 ASK_TIMEOUT_S = 0.5  # a shim answers in a millisecond: one stopped or swamped is not waited for
 ASK_BUDGET_S = 1.0  # running jobs asked for their losses on a full disk: no longer than this
 STATE_LIMIT = 1 << 20
+LOW_ROOM_BYTES = 4 << 20  # less free than this: shims are asked what their logs lost
 
 
 def shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
@@ -97,11 +98,14 @@ def why_unwritten(paths: RegistryPaths, record: JobRecord) -> str:
 
 
 def _no_room(paths: RegistryPaths) -> bool:
-    """The registry's file system has no block left for us (one statvfs: cheap)."""
+    """The registry's file system is full, or nearly (one statvfs: cheap). Nearly: a disk
+    a log filled gets a few pages back as soon as anyone deletes a file (the session that
+    started the job, ending), and the output lost stays lost; a roomy disk is never it."""
     try:
-        return regfiles.statvfs_dir(paths.root).f_bavail == 0
+        found = regfiles.statvfs_dir(paths.root)
     except OSError:
         return False
+    return found.f_bavail * found.f_frsize < LOW_ROOM_BYTES
 
 
 def ask_state(path: str, timeout: float = ASK_TIMEOUT_S) -> dict | None:
