@@ -15,7 +15,8 @@ from jobs_tui.engine import JobManager, JobStatus
 from jobs_tui.engine.logwriter import LogWriter
 from jobs_tui.screens import LogScreen
 
-from .fakes import NOW_MS, FakeSource, Host, frozen_clock, record, screen_text, until
+from .fakes import NOW_MS, FakeSource, Host, record, screen_text, until
+from .logpane import log_host, opened, sub, write
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -24,36 +25,15 @@ REPRO = [FIRST, *(f"test {i} ok" for i in range(1, 5001))]  # the issue's 5001 l
 SHORT = REPRO[:701]  # for walks page by page: the same, in fewer key presses
 
 
-def write(path: str, lines: list[str], mode: str = "a") -> None:
-    with open(path, mode) as f:
-        f.writelines(line + "\n" for line in lines)
-
-
 @pytest.fixture
 def source(log_dir: str) -> FakeSource:
     return FakeSource([record(1, "chatty", log_dir=log_dir)])
-
-
-def log_host(source, job_id: str = "j1", **options) -> Host:
-    return Host(lambda: LogScreen(source, job_id, clock=frozen_clock, **options))
-
-
-async def opened(pilot) -> LogScreen:
-    screen = pilot.app.screen
-    assert isinstance(screen, LogScreen)
-    assert await until(lambda: screen.loaded or screen.problem)
-    await pilot.pause()
-    return screen
 
 
 async def settled(pilot, screen: LogScreen) -> None:
     """No page read in flight (what a key asked for has arrived)."""
     assert await until(lambda: not getattr(screen, "paging", False))
     await pilot.pause()
-
-
-def sub(app: Host) -> str:
-    return screen_text(app).splitlines()[1]
 
 
 def body(app: Host) -> list[str]:

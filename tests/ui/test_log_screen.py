@@ -13,14 +13,10 @@ from jobs_tui.screens import LogScreen
 from jobs_tui.screens.log_follow import READ_CAP
 from jobs_tui.screens.send_bar import SendBar
 
-from .fakes import PEER, FakeSource, Host, frozen_clock, record, screen_text, until
+from .fakes import PEER, FakeSource, Host, record, screen_text, until
+from .logpane import log_host, opened, sub, write
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def write(path: str, lines: list[str], mode: str = "a") -> None:
-    with open(path, mode) as f:
-        f.writelines(line + "\n" for line in lines)
 
 
 @pytest.fixture
@@ -32,22 +28,6 @@ def source(log_dir: str) -> FakeSource:
             record(3, "done", JobStatus.EXITED, log_dir=log_dir),
         ]
     )
-
-
-def log_host(source: FakeSource, job_id: str = "j1", **options) -> Host:
-    return Host(lambda: LogScreen(source, job_id, clock=frozen_clock, **options))
-
-
-async def opened(pilot) -> LogScreen:
-    screen = pilot.app.screen
-    assert isinstance(screen, LogScreen)
-    assert await until(lambda: screen.loaded or screen.problem)
-    await pilot.pause()
-    return screen
-
-
-def sub(app: Host) -> str:
-    return screen_text(app).splitlines()[1]
 
 
 async def test_only_a_bounded_tail_is_loaded(source: FakeSource, log_dir: str):

@@ -8,6 +8,7 @@ from textual.widgets import Input, Static
 from jobs_tui.app.tui import StandaloneJobsScreen
 from jobs_tui.screens import JobsScreen, LogScreen
 from tests.ui.fakes import FakeSource, Host, frozen_clock, mixed_records, record, screen_text, until
+from tests.ui.logpane import write
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -51,14 +52,9 @@ async def test_esc_clears_a_filter_kept_with_enter_on_the_apps_home(log_dir: str
         assert pilot.app.screen is screen and pilot.app.is_running
 
 
-def _write(path: str, lines: list[str], mode: str = "a") -> None:
-    with open(path, mode) as f:
-        f.writelines(line + "\n" for line in lines)
-
-
 async def test_the_log_filter_shows_its_text_and_counts_lines_as_they_arrive(log_dir: str) -> None:
     path = f"{log_dir}/j1.log"
-    _write(path, ["needle 1", "hay", "hay"], "w")
+    write(path, ["needle 1", "hay", "hay"], "w")
     source = FakeSource([record(1, "server", log_dir=log_dir)])
     app = Host(lambda: LogScreen(source, "j1", clock=frozen_clock))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -71,7 +67,7 @@ async def test_the_log_filter_shows_its_text_and_counts_lines_as_they_arrive(log
         await pilot.press("enter")
         count = screen.query_one("ListFilter .filter-count", Static)
         assert await until(lambda: str(count.render()) == "1 of 3")
-        _write(path, ["hay", "needle 2", "hay"])
+        write(path, ["hay", "needle 2", "hay"])
         assert await until(lambda: str(count.render()) == "2 of 6")
 
 
@@ -83,7 +79,7 @@ def _footer_says(screen) -> dict[str, str]:
 
 
 async def test_the_footer_says_esc_closes_the_open_find_then_goes_back(log_dir: str) -> None:
-    _write(f"{log_dir}/j1.log", ["one", "two"], "w")
+    write(f"{log_dir}/j1.log", ["one", "two"], "w")
     source = FakeSource([record(1, "server", log_dir=log_dir)])
     app = Host(lambda: LogScreen(source, "j1", clock=frozen_clock))
     async with app.run_test(size=(100, 30)) as pilot:
