@@ -18,6 +18,8 @@ from .jobs_summary import pruned_jobs
 from .source import Clock, JobSource
 
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
+SLACK = 0.9  # a tick or re-read is due this much of its period after the last one: the
+# screen's once-a-tick timer fires a hair early or late, and must never skip a period
 
 
 class JobFeed:
@@ -58,7 +60,7 @@ class JobFeed:
             self.resort = True
 
     def reread_due(self) -> bool:
-        return self.dirty or time.monotonic() - self.reconciled_at >= RECONCILE_S
+        return self.dirty or time.monotonic() - self.reconciled_at >= SLACK * RECONCILE_S
 
     def take_news(self) -> tuple[dict[str, JobRecord], bool]:
         """The records events brought since the last call, and whether the rows must move."""
@@ -77,7 +79,7 @@ class JobFeed:
     def tick(self) -> bool:
         """Whether a tick is due (jobs run): their times move, rows repainted, not re-read."""
         now = self.clock()
-        if not any_running(self.records) or now - self.last_tick < self.tick_ms():
+        if not any_running(self.records) or now - self.last_tick < SLACK * self.tick_ms():
             return False
         self.last_tick = self.shown_ms = now
         return True
@@ -91,7 +93,7 @@ class JobFeed:
         records = self.source.jobs()
         fingerprint = (counts_fingerprint(records), pruned_jobs(self.source))
         now = self.clock()
-        tick_due = any_running(records) and now - self.last_tick >= self.tick_ms()
+        tick_due = any_running(records) and now - self.last_tick >= SLACK * self.tick_ms()
         changed = force or self.dirty or fingerprint != self.fingerprint
         if not (changed or tick_due):
             return None

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
-
-from textual.dom import DOMNode
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.model import JobRecord
@@ -19,17 +19,34 @@ Sample = dict[str, JobUsage]
 
 
 class JobReads:
-    """Each read runs in an exclusive worker of `node` (a new read replaces one under way)
-    that cannot exit the host; a failed read is dropped (the next one comes soon)."""
+    """Each read runs in a task of its group (a new read replaces one under way) that
+    cannot fail the host; a failed read is dropped (the next one comes soon).
 
-    def __init__(self, node: DOMNode, source: JobSource) -> None:
-        self._node = node
+    Plain tasks, not Textual workers: a worker posts a message per state it passes
+    through, three for a read that takes a millisecond, twice a second."""
+
+    def __init__(self, source: JobSource) -> None:
         self._source = source
         self.latest = LatestLines()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
 
     def _run(self, work: Callable[[], Awaitable[None]], name: str, group: str) -> None:
-        # a callable, not a coroutine: an exclusive worker may never start
-        self._node.run_worker(work, name=name, group=group, exclusive=True, exit_on_error=False)
+        old = self._tasks.pop(group, None)
+        if old is not None:
+            old.cancel()
+        task = asyncio.get_running_loop().create_task(_dropping(work), name=name)
+        self._tasks[group] = task
+        task.add_done_callback(partial(self._done, group))
+
+    def _done(self, group: str, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(group) is task:
+            del self._tasks[group]
+
+    def cancel(self) -> None:
+        """The screen is gone: reads under way end, and nothing they read is shown."""
+        for task in self._tasks.values():
+            task.cancel()
+        self._tasks.clear()
 
     def read_latest(self, record: JobRecord, then: Callable[[str], None]) -> None:
         """Read the job's latest line when it is due; `then(job_id)` once it is kept."""
@@ -73,3 +90,9 @@ class JobReads:
         except (JobError, OSError):
             return
         then(sample)
+
+
+async def _dropping(work: Callable[[], Awaitable[None]]) -> None:
+    """A read that fails is dropped, never raised into the loop's exception handler."""
+    with contextlib.suppress(Exception):
+        await work()

@@ -164,8 +164,10 @@ class JobList(ScrollView, can_focus=False):
         self.usage = usage
         if self.header_lines != headed:  # the columns (and their headers) came or went
             self.virtual_size = Size(self.size.width, self._lines())
-        if self.records and self._usage_shown(self.scrollable_content_region.width):
+        if self.header_lines != headed:
             self.refresh()
+        elif self.records and self._usage_shown(self.scrollable_content_region.width):
+            self.refresh_moving()  # only running jobs are sampled
 
     def _usage_shown(self, width: int) -> bool:
         return bool(self.usage) and self._wide(width)
@@ -227,6 +229,15 @@ class JobList(ScrollView, can_focus=False):
             self._set_cursor(job_id)
             self._keep_visible()
             self.refresh()
+
+    def refresh_moving(self) -> None:
+        """Repaint the rows in view whose elapsed time moves (jobs not finished), not the
+        list: a once-a-second tick then costs a few lines, not the whole pane."""
+        top = round(self.scroll_y)
+        height = self.scrollable_content_region.height - self.header_lines
+        for index in range(top, min(len(self.records), top + max(0, height))):
+            if self.records[index].finished_at is None:
+                self._refresh_row(index)
 
     def _refresh_row(self, index: int) -> None:
         self.refresh_lines(index + self.header_lines)

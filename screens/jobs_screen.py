@@ -8,6 +8,7 @@ the host.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import ClassVar
@@ -28,10 +29,10 @@ from . import jobs_keys
 from .chips import StatusChips
 from .css import stylesheet
 from .detail import DetailPane, Stopping
-from .detail_fit import DetailFit
+from .detail_fit import TAIL_SETTLE_S, DetailFit
 from .footer_keys import ApplicableKeys
 from .job_actions import JobActions, KillUnderWay
-from .job_feed import JobFeed
+from .job_feed import RECONCILE_S, SLACK, JobFeed
 from .job_reads import JobReads
 from .job_rows import JobList, any_running
 from .job_start import JobStarting
@@ -43,7 +44,9 @@ from .live_tail import LiveTail
 from .source import Clock, JobSource, wall_clock
 from .supervising import acting_source
 
-POLL_S = 0.2  # how often events are applied and running rows' times repainted
+POLL_S = 0.2  # events are applied this soon after they come
+# Without events the screen wakes once a tick (running rows' times move, the table is
+# re-read for peers): five polls a second of an idle list cost a third of its CPU.
 # How often what running jobs use is sampled while the screen is shown: each sample is a
 # pass over the whole process table (about a point of a core at 50 jobs, once a second).
 USAGE_S = 2.0
@@ -109,10 +112,14 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         self._usage_due: dict[str, JobUsage] | None = None  # a sample, shown at the next tick
         self._unsubscribe: Callable[[], None] | None = None
         self._kills: dict[str, KillUnderWay] = {}
-        self._reads = JobReads(self, source)
+        self._reads = JobReads(source)
         self._latest_soon: Timer | None = None
+        self._poll_soon: Timer | None = None  # a poll for the news of an event
+        self._soon_asked = False  # `_poll_news_soon` is on its way
+        self._problems_later: asyncio.TimerHandle | None = None  # while a pane hides the list
         self._fit = DetailFit()
         self._selected_at = 0.0  # time.monotonic() of the last selection change
+        self._sampled_at = 0.0  # of the last usage sample asked for
         self._summary = SummaryLine()
         self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
 
@@ -149,23 +156,45 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         return self.job_list.selected
 
     def on_mount(self) -> None:
-        self._unsubscribe = self.source.subscribe(self._feed.on_event)
-        self.set_interval(POLL_S, self._poll)
-        self.set_interval(LATEST_S, self._read_latest)
-        self.set_interval(LATEST_S, self._show_problems)
-        self.set_interval(USAGE_S, self._sample_usage)
+        self._unsubscribe = self.source.subscribe(self._on_event)
+        period = min(RECONCILE_S, LATEST_S, self._feed.tick_ms() / 1000)
+        self._second_timer = self.set_interval(period, self._second)
         self.refresh_jobs(force=True)
         self._read_latest()
         self._show_problems()
         self._sample_usage()
 
     def on_unmount(self) -> None:
+        self._reads.cancel()
+        self._hidden_checks(False)
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
     def on_screen_resume(self) -> None:
+        self._hidden_checks(False)
+        self._second_timer.resume()
         self.refresh_jobs(force=True)
+        self._keep_tail()
+
+    def _hidden_checks(self, on: bool) -> None:
+        """While a full screen (a pane) hides the list, nothing of it may wake: Textual
+        draws the screen under the top one with it, and a message to the hidden list had
+        the pane redrawn whole, once a second. Only the problems are still checked, by the
+        event loop itself (not a timer of this screen's, which wakes it)."""
+        if self._problems_later is not None:
+            self._problems_later.cancel()
+            self._problems_later = None
+        if on:
+            self._problems_later = asyncio.get_running_loop().call_later(
+                LATEST_S, self._hidden_problems
+            )
+
+    def _hidden_problems(self) -> None:
+        self._problems_later = None
+        if self.is_attached:
+            self._show_problems()
+            self._hidden_checks(True)
 
     # -- live data ---------------------------------------------------------------------
     @property
@@ -176,6 +205,32 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         if stack and stack[-1] is self:
             return True
         return len(stack) > 1 and stack[-2] is self and isinstance(stack[-1], ModalScreen)
+
+    def _second(self) -> None:
+        """One wake-up for what is due about once a second (each timer of its own was a
+        wake-up of its own): the poll, the latest line, problems, and what jobs use."""
+        self._poll()
+        self._read_latest()
+        self._show_problems()
+        if time.monotonic() - self._sampled_at >= SLACK * USAGE_S:
+            self._sample_usage()
+
+    def _on_event(self, event: object) -> None:
+        """Called by the source, maybe from outside the app's context: the timer is set by
+        a callback on this screen (a timer's task keeps the context it was made in)."""
+        self._feed.on_event(event)
+        if not self._soon_asked:
+            self._soon_asked = True
+            self.call_later(self._poll_news_soon)
+
+    def _poll_news_soon(self) -> None:
+        self._soon_asked = False
+        if self._poll_soon is None and self.shown:  # hidden: the table is re-read on resume
+            self._poll_soon = self.set_timer(POLL_S, self._poll_news)
+
+    def _poll_news(self) -> None:
+        self._poll_soon = None
+        self._poll()
 
     def _poll(self) -> None:
         self._keep_tail()
@@ -212,7 +267,7 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         if not self._feed.tick():
             return
         self._take_usage()
-        self.job_list.refresh()
+        self.job_list.refresh_moving()
         self.query_one(LiveTail).flush()  # the same frame as the rows
         self.refreshes += 1
         self._show_detail()
@@ -247,8 +302,8 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
             self._feed.records = records
             job_list = self.job_list
             for record in records:
-                job_list.update_record(record)
-            job_list.refresh()
+                job_list.update_record(record)  # a changed row is repainted
+            job_list.refresh_moving()
             self._show_detail()
         self.query_one(LiveTail).flush()
         self.refreshes += 1
@@ -307,6 +362,9 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
 
     def on_screen_suspend(self) -> None:
         self._keep_tail()
+        if not self.shown:  # a pane over the list, not a dialog
+            self._second_timer.pause()
+            self._hidden_checks(True)
 
     def _fit_detail(self) -> None:
         """The detail pane and its live tail fitted to the screen (`DetailFit`)."""
@@ -331,6 +389,7 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
 
     def watch_selection(self) -> None:
         self._selected_at = time.monotonic()
+        self.set_timer(TAIL_SETTLE_S, self._keep_tail)  # the tail opens once the cursor rests
         self._show_detail()
         self._update_bindings()
         if self._latest_soon is not None:
@@ -391,6 +450,7 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         """Once a second while this screen is shown and jobs run (`JobReads.sample_usage`)."""
         if not self._reads.can_sample() or not self.shown:
             return
+        self._sampled_at = time.monotonic()
         if not any_running(self._feed.records):
             if self.usage:
                 self.usage = {}

@@ -3,7 +3,9 @@
 Parsing a line's colours and mapping its cells are the costly part of drawing it;
 the view draws the same lines on every scroll, so both are kept by absolute line
 number (bounded, and forgotten with the lines the window lets go). The unfinished
-last line has its own entries, made again whenever it grows.
+last line has its own entries, made again whenever it grows. A drawn row's strip is
+kept too, by the line, the cells shown and the marks on them: a view following a log
+moves every row up by one for each new line, and redrew them all from their texts.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from rich.text import Text
+from textual.strip import Strip
 
 from .cells import CellMap
 from .log_text import make_text
@@ -39,12 +42,27 @@ class LineCache:
         self._maps: dict[int, CellMap] = {}
         self._partial_text: Text | None = None
         self._partial_map: CellMap | None = None
+        self._strips: dict[tuple[object, ...], Strip] = {}
 
     def text(self, absolute: int, raw: str) -> Text:
         return cached(self._texts, absolute, lambda: make_text(raw))
 
     def cells(self, absolute: int, plain: str) -> CellMap:
         return cached(self._maps, absolute, lambda: CellMap(plain))
+
+    def strip(self, key: tuple[object, ...], make: Callable[[], Strip]) -> Strip:
+        """A finished line's drawn row; `key` starts with the line's absolute number."""
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = make()
+            if len(self._strips) >= 2 * TEXT_CACHE:
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip
+
+    def forget_strips(self) -> None:
+        """The view's styles changed: every row is drawn again."""
+        self._strips.clear()
 
     def partial_text(self, raw: str) -> Text:
         if self._partial_text is None:
@@ -64,8 +82,10 @@ class LineCache:
         """The lines before absolute `base` were let go."""
         self._texts = {k: v for k, v in self._texts.items() if k >= base}
         self._maps = {k: v for k, v in self._maps.items() if k >= base}
+        self._strips = {k: v for k, v in self._strips.items() if k[0] >= base}  # type: ignore[operator]
 
     def clear(self) -> None:
         self._texts.clear()
         self._maps.clear()
+        self._strips.clear()
         self.new_partial()

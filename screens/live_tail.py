@@ -242,15 +242,22 @@ class LiveTail(Widget):
         if self.feed is None:
             return
         self.feed.feed(data)
-        self.pending = True
-        if self.feed.skipped:  # the log pane's note, in the tail's title
-            self.border_title = f"live · skipped {human_bytes(self.feed.skipped)} to keep up"
+        self.pending = True  # the title too: it is a reactive, and set per read it was a
+        # frame per read (ten a second of a `yes`)
+
+    def _retitle(self) -> None:
+        """The log pane's note, in the tail's title, with the rows it counts."""
+        if self.feed is not None and self.feed.skipped:
+            title = f"live · skipped {human_bytes(self.feed.skipped)} to keep up"
+            if title != self.border_title:
+                self.border_title = title
 
     def flush(self, at_most_every: float = 0.0) -> None:
         """Redraw if output came since the last redraw. The list calls it with its own
         once-a-tick repaint, so both are one frame (a frame's cost is mostly fixed), and
         with `at_most_every` from its polls, for output that no tick shows in time."""
         if self.pending and time.monotonic() - self._drawn_at >= at_most_every:
+            self._retitle()
             self.refresh()
 
     # -- drawing -------------------------------------------------------------------------

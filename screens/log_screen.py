@@ -10,6 +10,7 @@ stripped).
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -43,6 +44,9 @@ from .source import Clock, JobSource, wall_clock
 from .supervising import acting_source
 
 POLL_S = 0.1
+# Output that keeps coming is shown at most this often: a frame moves every row of the
+# view, and a person reads a log scrolling four times a second as well as at ten.
+FRAME_S = 0.25
 FILTER_PLACEHOLDER = "show only lines that contain… (Enter: keep, Esc: every line)"
 TAIL_LINES = 2000  # what the engine returns at most in one read
 LATER_EVERY = 10  # polls between looks at how much a window away from the tail leaves out
@@ -103,6 +107,7 @@ class LogScreen(PaneVerbs, PagedScrolling, ApplicableKeys, Screen[None]):
         self._header = HeaderPainter(self)
         self.pager = Pager(self)
         self._polls = 0
+        self._shown_at = 0.0  # time.monotonic() when output was last added to the view
         self._finder = LogFinder(self, pause=self._pause, changed=self._update_bindings)
         self._input = JobInput(
             self,
@@ -184,7 +189,8 @@ class LogScreen(PaneVerbs, PagedScrolling, ApplicableKeys, Screen[None]):
 
     def _poll(self) -> None:
         if self._follower is not None:
-            self._read_new(self._follower)
+            if time.monotonic() - self._shown_at >= FRAME_S:
+                self._read_new(self._follower)
         elif not self.loaded:
             return
         else:
@@ -202,6 +208,7 @@ class LogScreen(PaneVerbs, PagedScrolling, ApplicableKeys, Screen[None]):
         if batch.lines or batch.partial != main.partial or batch.skipped:
             # lines that arrive now are dated now (the index dates the tail read at open)
             stamp = int(self.clock())
+            self._shown_at = time.monotonic()
             if batch.partial and not main.partial:
                 main.partial_time = stamp
             arrived = self._add(batch.lines, batch.partial, stamp, batch.starts, batch.next_start)

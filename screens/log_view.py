@@ -235,11 +235,24 @@ class LogView(ViewRows, ScrollView, can_focus=False):
 
     def _update_size(self) -> None:
         if self.wrap:
-            self.virtual_size = Size(self._rows.width, self.row_count)
+            self._set_virtual_size(Size(self._rows.width, self.row_count))
         else:
             height = len(self._lines) + (1 if self.partial else 0)
-            self.virtual_size = Size(self._width + 1 + self._gutter(), height)
+            self._set_virtual_size(Size(self._width + 1 + self._gutter(), height))
         self.refresh()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """The scrollable size, without a layout of the whole screen: `virtual_size` is a
+        layout reactive, and a reflow of every widget per appended line was most of a
+        following pane's CPU. The scrollbars are updated; when one comes or goes, its own
+        reactive asks for the layout that needs."""
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted or not self.container_size:
+            self.virtual_size = size  # before the first layout: the ordinary way
+            return
+        self.set_reactive(ScrollView.virtual_size, size)
+        self._scroll_update(size)
 
     # -- rows: one per line, or several per line when wrapping ---------------------------
     @property
@@ -305,6 +318,11 @@ class LogView(ViewRows, ScrollView, can_focus=False):
             self._rows.partial = 0
         self._update_size()
         self._quietly(lambda: self.jump(self.first_row(anchor), x=0))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base = None
+        self._cache.forget_strips()
 
     def on_resize(self) -> None:
         if self.wrap and self._content_width() != self._rows.width:

@@ -7,6 +7,7 @@ wrapping, one screen-wide piece of a line.
 
 from __future__ import annotations
 
+from functools import partial as partial_fn
 from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
@@ -33,6 +34,7 @@ class ViewRows:
     _cache: LineCache
     _matches: LineMatches
     _rows: WrapRows
+    _base: Style | None = None  # `_base_style`, forgotten when the styles change
     partial: str
     partial_time: int | None
     base: int
@@ -68,13 +70,13 @@ class ViewRows:
             line = place[0]
             known = self._times[line] if line < len(self._times) else self.partial_time
             stamp = time_text(known)
-        style = self.rich_style + self.get_component_rich_style("log-view--time")
+        style = self._base_style() + self.get_component_rich_style("log-view--time")
         return Strip.join([Strip([Segment(stamp, style)], TIME_COLUMNS), strip])
 
     def _render_text_row(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self._content_width()
-        base_style = self.rich_style
+        base_style = self._base_style()
         place = self.locate(scroll_y + y)
         if place is None:
             return Strip.blank(width, base_style)
@@ -92,11 +94,34 @@ class ViewRows:
             start, end = min(scroll_x, len(plain)), min(scroll_x + width, len(plain))
         else:
             start, end, lead = self._map_for(absolute, plain).span(scroll_x, width)
+        marks = self._matches.marks(absolute, start, end)
+        draw = partial_fn(self._draw, text, start, end, lead, width, base_style, partial, marks)
+        if partial:
+            return draw()
+        return self._cache.strip((absolute, start, end, lead, width, tuple(marks)), draw)
+
+    def _base_style(self) -> Style:
+        """The view's own style, computed from every ancestor's: once, not per row."""
+        base = self._base
+        if base is None:
+            base = self._base = self.rich_style
+        return base
+
+    def _draw(
+        self,
+        text: Text,
+        start: int,
+        end: int,
+        lead: int,
+        width: int,
+        base_style: Style,
+        partial: bool,
+        marks: list[tuple[int, int, bool]],
+    ) -> Strip:
         piece = slice_text(text, start, end)
         piece.stylize_before(base_style)
         if partial:
             piece.stylize(self.get_component_rich_style("log-view--partial"))
-        marks = self._matches.marks(absolute, start, end)
         if marks:
             match: Style = self.get_component_rich_style("log-view--match")
             for first, last, current in marks:

@@ -9,7 +9,8 @@ same window length: `jobs-tui` (its real app on a pty, showing the job) and a mi
 Textual app whose one widget is Textual's `Log`, fed every new byte of the same log file
 as it grows (what a developer would write in ten lines). Target: jobs-tui at most 1.0x
 of that app in each situation. The machine is shared: the two are measured back to
-back, alternately, JOBS_TUI_BENCH_CPU_ROUNDS times (default 2), and medians compared.
+back, alternately, JOBS_TUI_BENCH_CPU_ROUNDS times (default 2), and medians compared;
+JOBS_TUI_BENCH_CPU_ONLY=idle (a word of a situation's name) measures only that one.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from jobs_tui.engine import Config, JobManager
 pytestmark = pytest.mark.timeout(1800)
 
 ROUNDS = max(1, env_int("JOBS_TUI_BENCH_CPU_ROUNDS", 2))
+ONLY = os.environ.get("JOBS_TUI_BENCH_CPU_ONLY", "")  # measure the situations naming this
 WINDOW_S = 8.0
 COLS, ROWS = 160, 45
 YES = "nice -n 10 yes 'the quick brown fox jumps over the lazy dog 0123456789'"
@@ -152,7 +154,7 @@ def test_ui_cpu_beside_textuals_log(bench_root: Path) -> None:
     ]
     table = Table("UI CPU, % of one core: jobs-tui (value) beside Textual's Log app (baseline)")
     results = {}
-    for name, commands, pane in situations:
+    for name, commands, pane in [s for s in situations if ONLY in s[0]]:
         ours, log_app = _situation(bench_root, name, commands, pane)
         results[name] = (ours, log_app)
         ratio = ours / log_app if log_app else float("inf")
