@@ -12,7 +12,7 @@ import os
 import re
 import time
 
-from jobs_tui.engine.callschema import (
+from jobs_tui.engine.calls.callschema import (
     MAX_COLS,
     MAX_CONTEXT,
     MAX_LINES,

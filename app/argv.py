@@ -16,7 +16,7 @@ import re
 import sys
 from typing import Any
 
-from jobs_tui.engine.protocol import KILL_SIGNALS as SIGNALS
+from jobs_tui.engine.shim.protocol import KILL_SIGNALS as SIGNALS
 
 from .argcheck import check, not_utf8
 from .errors import QUOTE_LIMIT, UsageError, capped, quote

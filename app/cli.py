@@ -70,7 +70,7 @@ async def _run(verb: Verb, args: argparse.Namespace) -> int:
 
 def _fail(args: argparse.Namespace | None, error: VerbError, verb: str | None = None) -> int:
     """The error on stderr (after the verb's usage for a usage error), and as JSON with --json."""
-    from jobs_tui.engine.sanitize import sanitize_line
+    from jobs_tui.engine.records.sanitize import sanitize_line
 
     from . import jsonout
     from .printing import EXIT_PIPE, err, silence_stdout
@@ -91,7 +91,7 @@ def _fail(args: argparse.Namespace | None, error: VerbError, verb: str | None = 
 
 def _is_usage(exc: Exception) -> bool:
     """A call the engine's argument checks refused (not a failure while acting on a job)."""
-    from jobs_tui.engine.results import InvalidArgument
+    from jobs_tui.engine.records.results import InvalidArgument
 
     return isinstance(exc, InvalidArgument)
 

@@ -1,6 +1,6 @@
 """Human output of the command-line verbs, in the transcript grammar of the `job` tool.
 
-Rows and outcome lines come from `jobs_tui.engine.format` (the screens use the same).
+Rows and outcome lines come from `jobs_tui.engine.records.format` (the screens use the same).
 A record may come from another session's registry file, so every string of it that
 is shown passes the one-line sanitizer first (`shown`): no escape sequence, control
 character or bidi override from a file reaches the terminal.
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from jobs_tui.engine import format as fmt
-from jobs_tui.engine.format import earlier_note, summary
-from jobs_tui.engine.model import JobRecord, now_ms
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records import format as fmt
+from jobs_tui.engine.records.format import earlier_note, summary
+from jobs_tui.engine.records.model import JobRecord, now_ms
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .printing import displayable
 

@@ -17,8 +17,8 @@ from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.logsearch import SearchResult
-    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.logs.search import SearchResult
+    from jobs_tui.engine.records.model import JobRecord
 
 NO_TIME = "--:--:--.---"
 
@@ -85,7 +85,7 @@ def show_search(
     if found.cut:
         what += f"; {found.cut} more not shown (narrow --grep, or add --since)"
     if earlier:
-        from jobs_tui.engine.rawtail import SEARCH_BYTES
+        from jobs_tui.engine.logs.rawtail import SEARCH_BYTES
 
         what += f"; the first {earlier} bytes not searched (the last {SEARCH_BYTES >> 20} MiB were)"
     printing.err(f"jobs-tui: {human.safe(record.id, 20)}: {what}")

@@ -1,7 +1,7 @@
 """`list` and `status`: their output, and the quick way to it (a glance, no event loop).
 
 Most calls an agent makes are these two, on a session with nothing to do. They read
-the registry through `engine.glance` and print, without importing asyncio or opening
+the registry through `engine.session.glance` and print, without importing asyncio or opening
 a JobManager; when the glance says the session has something to do (a job ended, a
 dead session to adopt, a finish to mark reported, an id it does not know), the verb
 runs on an open session instead and prints the same thing.
@@ -18,9 +18,9 @@ TYPE_CHECKING = False  # not `typing`: a short command-line call does not need i
 if TYPE_CHECKING:
     from typing import Any
 
-    from jobs_tui.engine.glance import Glance
-    from jobs_tui.engine.model import JobRecord
-    from jobs_tui.engine.paths import RegistryPaths
+    from jobs_tui.engine.records.model import JobRecord
+    from jobs_tui.engine.registry.paths import RegistryPaths
+    from jobs_tui.engine.session.glance import Glance
 
 
 def emit(
@@ -94,10 +94,10 @@ def filtered(
 
 def unwritten_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
     """A job whose command ended while its shim could not write its exit code (a full
-    disk) as its shim says it ended (engine/unwritten.py), not as running."""
+    disk) as its shim says it ended (engine/session/unwritten.py), not as running."""
     if not any(r.running for r in records):
         return records
-    from jobs_tui.engine.unwritten import shown
+    from jobs_tui.engine.session.unwritten import shown
 
     return shown(paths, records)
 
@@ -122,7 +122,7 @@ def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPa
     usage = sample([record]).get(record.id) if record.running else None
     lines = [human.status_line(record, human.now_ms())]
     if usage is not None:
-        from jobs_tui.engine.format import usage_line
+        from jobs_tui.engine.records.format import usage_line
 
         lines.append(usage_line(usage))
     return emit(args, {"job": with_usage(record.to_json(), usage)}, lines)
@@ -133,7 +133,7 @@ def glance(args: argparse.Namespace) -> int | None:
 
     A registry directory that cannot be used is the same VerbError as on the long way.
     """
-    from jobs_tui.engine.glance import Glance
+    from jobs_tui.engine.session.glance import Glance
 
     from .session import session_name
 
@@ -150,7 +150,7 @@ def _glance(args: argparse.Namespace, view: Glance) -> int | None:
     try:
         ready = view.load()
     except Exception as exc:
-        from jobs_tui.engine.results import JobError
+        from jobs_tui.engine.records.results import JobError
 
         if isinstance(exc, OSError) or (isinstance(exc, JobError) and exc.field == "registry_dir"):
             raise unusable_registry(exc, str(view.dir), args.registry_dir) from exc

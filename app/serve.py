@@ -97,7 +97,7 @@ def run_verb(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (130) or SIGTERM/SIGHUP (0); a bad registry or port is one line."""
     from jobs_tui.engine import Config, ConfigError
     from jobs_tui.engine.config import resolve_registry_dir
-    from jobs_tui.engine.paths import ensure_private_dir
+    from jobs_tui.engine.registry.paths import ensure_private_dir
 
     from .session import unusable_registry
 

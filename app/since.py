@@ -1,6 +1,6 @@
 """`logs --since`: a duration back from now (`90s`, `5m`, `2h`, `1d`) or a moment (ISO-8601).
 
-The engine's reading (`engine.logsearch.since_ms`, the `job` tool's `since`), with one
+The engine's reading (`engine.logs.search.since_ms`, the `job` tool's `since`), with one
 difference for a person at a shell: a moment without a zone is the local time (the tool
 wants the zone spelled).
 """
@@ -16,7 +16,7 @@ class BadSince(ValueError):
 
 def since_ms(text: str, now_ms: int) -> int:
     """The wall-clock ms `text` names (`now_ms` minus a duration, or an ISO-8601 time)."""
-    from jobs_tui.engine.logsearch import since_ms as engine_since
+    from jobs_tui.engine.logs.search import since_ms as engine_since
 
     word = text.strip()
     try:

@@ -8,14 +8,14 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, raw_tail, read_sizes
+from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, raw_tail, read_sizes
 
 from . import human, jsonout, printing
 from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.follower import LogFollower
+    from jobs_tui.engine.logs.follower import LogFollower
     from jobs_tui.term.rows import ScreenRows
 
 FOLLOW_POLL_MS = 200  # as verbs.follow

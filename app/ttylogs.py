@@ -15,8 +15,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.rawtail import RAW_TAIL_BYTES, SEARCH_BYTES, raw_tail
-from jobs_tui.engine.sanitize import spell_controls
+from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, SEARCH_BYTES, raw_tail
+from jobs_tui.engine.records.sanitize import spell_controls
 
 from . import human, printing
 from .reads import emit
@@ -96,8 +96,8 @@ async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
     """`--grep` of a terminal job: every row its retained log made final, dated."""
     import asyncio
 
-    from jobs_tui.engine.arguments import compile_regex
-    from jobs_tui.engine.ttysearch import search_rows
+    from jobs_tui.engine.calls.arguments import compile_regex
+    from jobs_tui.engine.logs.ttysearch import search_rows
 
     from .logsearch import show_search
 
@@ -116,7 +116,7 @@ async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
 async def tty_dated(jm: JobManager, args: argparse.Namespace) -> int:
     """`--since`/`--timestamps` of a terminal job: the last `--lines` rows it shows
     (written since then), each dated by the bytes that made it final."""
-    from jobs_tui.engine.ttysearch import dated_tail
+    from jobs_tui.engine.logs.ttysearch import dated_tail
 
     from .logsearch import stamped
 

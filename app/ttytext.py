@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.rawtail import (
+from jobs_tui.engine.logs.rawtail import (
     LAST_LINE_BYTES,
     RAW_TAIL_BYTES,
     RawTail,
@@ -23,8 +23,8 @@ from jobs_tui.engine.rawtail import (
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.model import JobRecord
-    from jobs_tui.engine.paths import RegistryPaths
+    from jobs_tui.engine.records.model import JobRecord
+    from jobs_tui.engine.registry.paths import RegistryPaths
     from jobs_tui.term.history import DatedRow
 
 

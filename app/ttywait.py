@@ -8,12 +8,12 @@ import re
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.rawtail import read_sizes, term_size
+from jobs_tui.engine.logs.rawtail import read_sizes, term_size
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.model import JobRecord
-    from jobs_tui.engine.waiting import LineMatch
+    from jobs_tui.engine.records.model import JobRecord
+    from jobs_tui.engine.session.waiting import LineMatch
     from jobs_tui.term.rows import ScreenRows
 
 PRIME_BYTES = 128 * 1024  # what was written before the wait, fed to know the screen
@@ -29,7 +29,7 @@ class RowScanner:
         self.offset = 0  # where the bytes fed so far end: a match's offset (rows have none)
 
     def _test(self, rows: list[str], offset: int) -> LineMatch | None:
-        from jobs_tui.engine.waiting import LineMatch  # loaded by the wait that calls this
+        from jobs_tui.engine.session.waiting import LineMatch  # loaded by the wait that calls this
 
         for row in rows:
             if self.pattern.search(row):

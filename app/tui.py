@@ -18,8 +18,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from jobs_tui.engine import JobError, JobManager
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.ownership import taken_from
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.registry.ownership import taken_from
 from jobs_tui.screens import JobsScreen, QuitScreen
 from jobs_tui.screens.quit_dialog import QuitAnswer
 from jobs_tui.screens.source import Clock

@@ -15,8 +15,8 @@ TYPE_CHECKING = False  # not `typing`: a short command-line call does not need i
 if TYPE_CHECKING:
     from typing import Any
 
-    from jobs_tui.engine.model import JobRecord
-    from jobs_tui.engine.resources import JobUsage
+    from jobs_tui.engine.procs.resources import JobUsage
+    from jobs_tui.engine.records.model import JobRecord
 
 
 def sample(records: list[JobRecord]) -> dict[str, JobUsage]:
@@ -24,7 +24,7 @@ def sample(records: list[JobRecord]) -> dict[str, JobUsage]:
     running = [r for r in records if r.running and r.pid]
     if not running:
         return {}
-    from jobs_tui.engine.resources import UsageSampler
+    from jobs_tui.engine.procs.resources import UsageSampler
 
     return UsageSampler(interval=0).sample_once(running)
 

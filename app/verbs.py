@@ -1,7 +1,7 @@
 """The `job` verbs of the command line: start, list, status, logs, send, kill, clear, wait.
 
 Each one calls `JobManager`'s typed methods, which check their arguments themselves
-(`engine/arguments.py`: an `InvalidArgument` naming the field, before anything is done),
+(`engine/calls/arguments.py`: an `InvalidArgument` naming the field, before anything is done),
 and prints either a human line or, with `--json`, the JobDetails of the call. Errors
 are raised as the engine's exceptions; `cli` maps them to exit codes and to the flags
 as typed. No vocabulary (`engine/tools/`) is involved.
@@ -16,7 +16,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.arguments import check
+from jobs_tui.engine.calls.arguments import check
 
 from . import human, jsonout, printing
 from .argcheck import not_utf8
@@ -30,7 +30,7 @@ from .reads import emit, list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.results import LogsResult
+    from jobs_tui.engine.records.results import LogsResult
 
 SEND_CHUNK = 64 * 1024
 FOLLOW_POLL_MS = 200  # a follower's look at a quiet log
@@ -141,7 +141,7 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
     text mode `jobs-tui: N bytes rotated away unread` on stderr before what follows
     the gap, with --json a `skipped` field (bytes) on the object after it. The lines
     printed are whole (`WholeLines`), so printed + skipped = what the job wrote."""
-    from jobs_tui.engine.wholelines import WholeLines
+    from jobs_tui.engine.logs.wholelines import WholeLines
 
     lines = WholeLines(jm.follow(args.id, offset))
     ended_line = True
@@ -215,7 +215,7 @@ async def send(jm: JobManager, args: argparse.Namespace) -> int:
 
 async def send_bytes_typed(jm: JobManager, args: argparse.Namespace) -> dict[str, Any]:
     """TEXT that is not UTF-8 goes to the job as the very bytes typed (surrogateescape)."""
-    from jobs_tui.engine.callschema import MAX_INPUT
+    from jobs_tui.engine.calls.callschema import MAX_INPUT
 
     data = os.fsencode(args.text)
     if len(data) > MAX_INPUT:
@@ -260,7 +260,7 @@ async def restart(jm: JobManager, args: argparse.Namespace) -> int:
 
 async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     """Finished own records (one, or all); `--all` also kills and removes running ones."""
-    from jobs_tui.engine.unread import UnreadCursors
+    from jobs_tui.engine.logs.unread import UnreadCursors
 
     check("id", args.id)
     cleared = await jm.clear(args.id, all=args.all)

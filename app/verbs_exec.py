@@ -26,8 +26,8 @@ from .errors import (
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.model import JobRecord
-    from jobs_tui.engine.unread import Unread
+    from jobs_tui.engine.logs.unread import Unread
+    from jobs_tui.engine.records.model import JobRecord
 
 OUTPUT_CAP = 32 * 1024  # bytes of output one call prints at most; the rest stays unread
 EXEC_TIMEOUT_MS = 1_800_000  # an exec's lifetime unless --timeout-ms (30 min)
@@ -79,7 +79,7 @@ SUPERVISION = {
 def translated(jm: JobManager, seen: Collected) -> dict[str, Any]:
     """The call's result in the command line's words: the job as a registry record,
     camelCase, and `sessionId` left to mean the session."""
-    from jobs_tui.engine.outcomes import failure, supervision
+    from jobs_tui.engine.registry.outcomes import failure, supervision
 
     record, unread = seen.record, seen.unread
     out: dict[str, Any] = {
@@ -123,7 +123,7 @@ def _show(args: argparse.Namespace, jm: JobManager, seen: Collected, code: int) 
 async def collect(jm: JobManager, record: JobRecord) -> Collected:
     """The session's unread output of the job (at most OUTPUT_CAP bytes; the cursor moves
     past it). A finished job whose last byte went out is marked reported."""
-    from jobs_tui.engine.unread import UnreadCursors
+    from jobs_tui.engine.logs.unread import UnreadCursors
 
     unread = await UnreadCursors.shared(jm).read(record.id, OUTPUT_CAP)
     if not record.running and not unread.remaining:
@@ -131,7 +131,7 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
     if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
         import dataclasses
 
-        from jobs_tui.engine.ttyoutput import screen_text
+        from jobs_tui.engine.session.ttyoutput import screen_text
 
         from .ttytext import screen_delta
 
@@ -142,7 +142,7 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
 
 def _exit_code(seen: Collected) -> int:
     """The command's own exit code (128+N for signal N), 124 still running, 125 unknown."""
-    from jobs_tui.engine.outcomes import exit_status_code
+    from jobs_tui.engine.registry.outcomes import exit_status_code
 
     if seen.running:
         return EXIT_TIMEOUT
@@ -186,12 +186,12 @@ def _printing_imports() -> None:
 
 
 def quick_exec(args: argparse.Namespace) -> int | None:
-    """`exec` without an event loop (`engine/quickexec.py`), when the session has nothing
+    """`exec` without an event loop (`engine/session/quickexec.py`), when the session has nothing
     to do; None: run it on an open session (with `args.started` set if the job was started
     here and handed over). The same job, output, registry writes and exit code."""
     if not sys.platform.startswith("linux"):
         return None
-    from jobs_tui.engine.quickexec import Handover, QuickExec
+    from jobs_tui.engine.session.quickexec import Handover, QuickExec
 
     from .session import session_name, unusable_registry
 
@@ -199,7 +199,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
     try:
         ready = quick.open()
     except Exception as exc:
-        from jobs_tui.engine.results import JobError
+        from jobs_tui.engine.records.results import JobError
 
         if isinstance(exc, OSError) or (isinstance(exc, JobError) and exc.field == "registry_dir"):
             raise unusable_registry(exc, str(quick.dir), args.registry_dir) from exc
@@ -226,7 +226,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
             import dataclasses
 
-            from jobs_tui.engine.ttyoutput import screen_text_now
+            from jobs_tui.engine.session.ttyoutput import screen_text_now
 
             from .ttytext import screen_delta
 
@@ -241,7 +241,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
 async def poll(jm: JobManager, args: argparse.Namespace) -> int:
     """Output this session has not read yet, then the job's status: at once, or once the job
     ended or --wait-ms passed (at least 5 s: an empty read is no busy poll)."""
-    from jobs_tui.engine.arguments import check
+    from jobs_tui.engine.calls.arguments import check
 
     job_id = args.id if args.id.startswith("j") else f"j{args.id}"
     check("id", job_id)
@@ -255,7 +255,7 @@ async def poll(jm: JobManager, args: argparse.Namespace) -> int:
 def project_root(cwd: str) -> str:
     """The project root the registry is keyed by (the registry helper's rule), else `cwd`."""
     try:
-        from jobs_tui.engine.paths import project_root as find_root  # type: ignore[attr-defined]
+        from jobs_tui.engine.registry.paths import project_root as find_root  # type: ignore[attr-defined]
     except ImportError:  # an engine without project roots: the directory itself
         return os.path.abspath(cwd)
     return str(find_root(cwd))
@@ -295,7 +295,7 @@ def config_verb(args: argparse.Namespace) -> int:
 
 def schema_verb(args: argparse.Namespace) -> int:
     """The vocabularies' input schemas and, as `cli`, the output schemas of `--json`."""
-    from jobs_tui.engine.toolschemas import all_schemas
+    from jobs_tui.engine.calls.toolschemas import all_schemas
 
     from .outschema import cli_schemas
     from .reads import emit

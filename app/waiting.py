@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from jobs_tui.engine.arguments import check
+from jobs_tui.engine.calls.arguments import check
 
 from . import human, printing
 from .errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
@@ -23,14 +23,14 @@ from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
-    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.records.model import JobRecord
 
 DEFAULT_WAIT_MS = 30_000
 
 
 def job_code(record: JobRecord) -> int:
     """The shell's code of an ended job: its exit code, 128+N after signal N, else 125."""
-    from jobs_tui.engine.outcomes import exit_status_code
+    from jobs_tui.engine.registry.outcomes import exit_status_code
 
     code = exit_status_code(record)
     return EXIT_NO_CODE if code is None else code
@@ -59,7 +59,7 @@ def wait_code(reason: str, jobs: list[JobRecord], mode: str) -> int:
 
 
 async def wait(jm: JobManager, args: argparse.Namespace) -> int:
-    from jobs_tui.engine.callschema import WAIT_TIMEOUT
+    from jobs_tui.engine.calls.callschema import WAIT_TIMEOUT
 
     ids: list[str] = list(dict.fromkeys(args.ids))  # an id asked twice is waited for once
     for job_id in ids:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not `typing`: the shim imports this package and must start fast
 if TYPE_CHECKING:
+    from jobs_tui.engine.logs.search import SearchLine, SearchResult
+    from jobs_tui.engine.records.model import JobEvent, JobRecord, JobStatus
+    from jobs_tui.engine.records.results import InvalidArgument, JobError, Refused, UnknownJob
+    from jobs_tui.engine.session.manager import JobManager
+    from jobs_tui.engine.session.waiting import LineMatch, WaitResult
+
     from .config import Config, ConfigError
-    from .logsearch import SearchLine, SearchResult
-    from .manager import JobManager
-    from .model import JobEvent, JobRecord, JobStatus
-    from .results import InvalidArgument, JobError, Refused, UnknownJob
-    from .waiting import LineMatch, WaitResult
 
 __all__ = [
     "Config",
@@ -36,24 +37,24 @@ __all__ = [
 _LAZY = {
     "Config": "config",
     "ConfigError": "config",
-    "JobManager": "manager",
-    "InvalidArgument": "results",
-    "JobError": "results",
-    "Refused": "results",
-    "UnknownJob": "results",
-    "JobEvent": "model",
-    "JobRecord": "model",
-    "JobStatus": "model",
-    "LineMatch": "waiting",
-    "WaitResult": "waiting",
-    "SearchLine": "logsearch",
-    "SearchResult": "logsearch",
+    "JobManager": "session.manager",
+    "InvalidArgument": "records.results",
+    "JobError": "records.results",
+    "Refused": "records.results",
+    "UnknownJob": "records.results",
+    "JobEvent": "records.model",
+    "JobRecord": "records.model",
+    "JobStatus": "records.model",
+    "LineMatch": "session.waiting",
+    "WaitResult": "session.waiting",
+    "SearchLine": "logs.search",
+    "SearchResult": "logs.search",
 }
 
 
 def __getattr__(name: str) -> object:
     if name == "job_tool_schema":
-        from .callschema import job_schema
+        from jobs_tui.engine.calls.callschema import job_schema
 
         return job_schema
     module = _LAZY.get(name)

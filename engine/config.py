@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .paths import (
+from jobs_tui.engine.registry.paths import (
     ENV_CONFIG,
     ENV_REGISTRY_DIR,
     default_config_path,

@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, Log, Static
 
 from jobs_tui.engine import JobError, JobManager
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.screens import JobsScreen, StatusChips
 
 

@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.model import JobEvent, JobStatus
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.model import JobEvent, JobStatus
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .css import stylesheet
 from .source import JobSource

@@ -12,10 +12,10 @@ from textual.geometry import Region
 from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
-from jobs_tui.engine.format import duration, elapsed_ms, glyph, outcome, usage_line
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.resources import JobUsage
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.procs.resources import JobUsage
+from jobs_tui.engine.records.format import duration, elapsed_ms, glyph, outcome, usage_line
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .css import stylesheet
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
-from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.records.model import JobRecord
 
 from .detail import DetailPane
 from .live_tail import FIELD_ROWS, MIN_ROWS, LiveTail, fits

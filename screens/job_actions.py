@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.format import duration, outcome_line
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.results import KillResult
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.format import duration, outcome_line
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.results import KillResult
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .confirm import ConfirmScreen
 from .detail import outcome_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.records.model import JobRecord
 
 from .job_rows import any_running, counts_fingerprint, row_order
 from .jobs_summary import pruned_jobs

@@ -13,8 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar
 from .source import JobSource

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.resources import JobUsage
+from jobs_tui.engine.procs.resources import JobUsage
+from jobs_tui.engine.records.model import JobRecord
 
 from .latest_line import LatestLines
 from .source import JobSource

@@ -20,10 +20,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from jobs_tui.engine.format import duration, elapsed_ms, glyph, memory
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.resources import JobUsage
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.procs.resources import JobUsage
+from jobs_tui.engine.records.format import duration, elapsed_ms, glyph, memory
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .css import stylesheet
 from .source import Clock

@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .start_prompt import StartPrompt, StartRequest
 

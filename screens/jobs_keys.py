@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
 
-from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.records.model import JobRecord
 
 from .help import HelpScreen, key_rows
 

@@ -22,8 +22,8 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.resources import JobUsage
+from jobs_tui.engine.procs.resources import JobUsage
+from jobs_tui.engine.records.model import JobRecord
 
 from . import jobs_keys
 from .chips import StatusChips

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from jobs_tui.engine.format import summary
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.format import summary
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .source import JobSource
 from .words import plural

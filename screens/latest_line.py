@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.records.model import JobRecord
 
 LATEST_S = 1.0  # how often the selected job's latest line is read from its log
 KEPT = 256  # lines kept (one per job selected); past it the cache starts again

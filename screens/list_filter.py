@@ -10,8 +10,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .css import stylesheet
 from .field_bar import FieldBar

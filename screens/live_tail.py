@@ -23,7 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.sanitize import sanitize_log
+from jobs_tui.engine.records.sanitize import sanitize_log
 
 from .log_header import human_bytes
 from .log_lines import LineAssembler
@@ -34,8 +34,8 @@ from .terminal_replay import LivePump, open_terminal, term_size
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from jobs_tui.engine.logs import SinceRead
-    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.logs.segments import SinceRead
+    from jobs_tui.engine.records.model import JobRecord
     from jobs_tui.term.model import TermModel
 
     from .source import JobSource, LogFollow

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .list_filter import ListFilter
 from .log_text import contains, plain_of, smart_case

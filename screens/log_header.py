@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from jobs_tui.engine.format import glyph
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.format import glyph
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .detail import STATUS_STYLES, STOPPING_STYLE, Stopping, home_short, outcome_text
 from .words import plural
 
 if TYPE_CHECKING:
-    from jobs_tui.engine.results import LogsResult
+    from jobs_tui.engine.records.results import LogsResult
 
 Parts = list[str | tuple[str, str]]
 

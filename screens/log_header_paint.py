@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets import Static
 
-from jobs_tui.engine.format import lost_note
-from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.records.format import lost_note
+from jobs_tui.engine.records.model import JobRecord
 
 from .log_header import OpenedTail, sub_content, tail_note, title_content, title_key
 from .words import plural

@@ -10,8 +10,8 @@ as a fresh read of the same bytes shows them.
 
 from __future__ import annotations
 
-from jobs_tui.engine.logs import LINE_CAP
-from jobs_tui.engine.sanitize import sanitize_log
+from jobs_tui.engine.logs.segments import LINE_CAP
+from jobs_tui.engine.records.sanitize import sanitize_log
 
 
 def clean(raw: bytes) -> str:

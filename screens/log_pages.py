@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .log_follow import Follower
 from .log_header import OpenedTail

@@ -21,8 +21,8 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from . import log_keys
 from .css import stylesheet

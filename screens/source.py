@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from jobs_tui.engine.config import Config
-    from jobs_tui.engine.logs import SinceRead
-    from jobs_tui.engine.model import JobEvent, JobRecord
-    from jobs_tui.engine.resources import JobUsage
-    from jobs_tui.engine.results import KillResult, LogsResult
+    from jobs_tui.engine.logs.segments import SinceRead
+    from jobs_tui.engine.procs.resources import JobUsage
+    from jobs_tui.engine.records.model import JobEvent, JobRecord
+    from jobs_tui.engine.records.results import KillResult, LogsResult
 
 Clock = Callable[[], float]
 """Returns the time as epoch milliseconds; injected so snapshots can freeze it."""
@@ -67,7 +67,7 @@ class JobSource(Protocol):
     - `async log_lines(job_id, offset=None, *, before=0, after=0) -> LinePage`: up to
       `before` lines ending at absolute byte `offset` of the retained log (None: its end)
       and `after` from there, each with its offset and time, sanitized with SGR kept
-      (`engine.logwindow.read_lines`). With it the log pane pages through the whole
+      (`engine.logs.window.read_lines`). With it the log pane pages through the whole
       retained log (Home, scrolling up past the loaded lines, find's matches); without
       it the pane holds the tail it opened with.
     - `async search(job_id, pattern, *, limit=...) -> SearchResult`: the engine's search

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .css import stylesheet
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from textual.app import App
 
-from jobs_tui.engine.model import JobRecord
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .confirm import ConfirmScreen
 from .source import JobSource

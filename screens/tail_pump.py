@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.logwatch import LogWatch
+from jobs_tui.engine.logs.watch import LogWatch
 
 if TYPE_CHECKING:
     from .source import LogFollow

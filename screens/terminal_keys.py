@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.binding import Binding, BindingType
 
-from jobs_tui.engine.model import JobRecord
+from jobs_tui.engine.records.model import JobRecord
 
 from .pane_keys import find_bindings, scroll_bindings
 from .pane_verbs import PANE_HELP, pane_bindings

@@ -11,7 +11,7 @@ application keypad) is replayed first, found by the same scan.
 
 `open_terminal` returns the model and a follower positioned exactly after the replayed
 bytes: nothing is lost or fed twice. `LivePump` then feeds what comes next, woken by
-inotify within milliseconds of each write (`engine.logwatch`), or by a 10 ms poll where
+inotify within milliseconds of each write (`engine.logs.watch`), or by a 10 ms poll where
 inotify is missing.
 """
 
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.logwatch import LogWatch
+from jobs_tui.engine.logs.watch import LogWatch
 from jobs_tui.term.model import TermModel
 
 if TYPE_CHECKING:
-    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.records.model import JobRecord
 
     from .source import JobSource, LogFollow
 

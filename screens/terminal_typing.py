@@ -22,7 +22,7 @@ from textual.keys import format_key
 from textual.message import Message
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .terminal_view import TerminalView
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from jobs_tui.engine.rawtail import LAST_LINE_BYTES, read_tail
+from jobs_tui.engine.logs.rawtail import LAST_LINE_BYTES, read_tail
 from jobs_tui.term.text import render
 
 if TYPE_CHECKING:
-    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.records.model import JobRecord
 
     from .source import JobSource, LogFollow
 

@@ -2,7 +2,7 @@
 final: what `logs --grep`, `--since` and `--timestamps` of a terminal job read.
 
 The log's time index gives the wall time of each stretch of bytes (`times`: absolute
-offset -> ms, as `engine.timeindex` reads them). The bytes are fed in pieces cut at each
+offset -> ms, as `engine.shim.timeindex` reads them). The bytes are fed in pieces cut at each
 record (and at each resize, `sizes`, and every PIECE bytes), so all the bytes of a piece
 have one time; a row made final by a piece (`rows.ScreenRows`: it scrolled off, or the
 cursor went below it; an alternate screen's rows and the last open ones when the output

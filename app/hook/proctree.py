@@ -66,7 +66,7 @@ def read(pid: int) -> Proc | None:
 
 
 def _read_psutil(pid: int) -> Proc | None:
-    from jobs_tui.engine import procs
+    from jobs_tui.engine.shim import procs
 
     try:
         import psutil

@@ -3,7 +3,7 @@ jobs, and marking finishes `seen` (the edge; `pending` and `wake_running` are pu
 
 The file is the MCP server's (`registry-<sha1(session)[:16]>.json`); other processes of a
 session write it too, under the session's flock (`persist-<hash>.lock`), and the server
-merges what they wrote before its own next write (`engine.ownfile.merge_own`, where
+merges what they wrote before its own next write (`engine.registry.ownfile.merge_own`, where
 `seen` is `mine or theirs`). So the hook takes that lock, reads the file afresh, picks
 what is still unreported, marks it, writes the file atomically and only then answers:
 two hooks at once, or a hook and a `job_wait`, never report one finish twice.
@@ -179,9 +179,9 @@ def finish_lines(entry: Registration, jobs: list[dict[str, Any]]) -> list[str]:
     """Each finish as the MCP server's finish notification says it (notify.finish_text):
     the outcome line, then the last output line of a job that did not succeed (a terminal
     job's as its screen shows it); all sanitized."""
-    from jobs_tui.engine.model import JobRecord, JobStatus, RecordError
-    from jobs_tui.engine.paths import RegistryPaths
-    from jobs_tui.engine.sanitize import sanitize_line
+    from jobs_tui.engine.records.model import JobRecord, JobStatus, RecordError
+    from jobs_tui.engine.records.sanitize import sanitize_line
+    from jobs_tui.engine.registry.paths import RegistryPaths
 
     from ..mcp.shaping import outcome
     from ..ttytext import shown_last_line
@@ -203,7 +203,7 @@ def finish_lines(entry: Registration, jobs: list[dict[str, Any]]) -> list[str]:
 
 
 def running_line(job: dict[str, Any]) -> str:
-    from jobs_tui.engine.sanitize import sanitize_line
+    from jobs_tui.engine.records.sanitize import sanitize_line
 
     return sanitize_line(f"{job.get('id')} {job.get('label') or job.get('command') or ''}", 200)
 

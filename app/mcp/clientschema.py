@@ -1,7 +1,7 @@
 """An input schema as the agents people use accept it: the cross-field rules said, not coded.
 
 The published schemas (`job_tool_schema()` and the vocabularies') keep every rule, and the
-server validates each call against them once (engine/schemacheck.py), so a call that
+server validates each call against them once (engine/calls/schemacheck.py), so a call that
 breaks one gets that validator's error naming the field. What a client is served is a
 projection of them, because clients refuse or mangle what JSON Schema allows (issue 23):
 the Anthropic API refuses a tool whose input schema has a top-level `allOf`/`anyOf`/

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 LAST_LINE_CHARS = 300  # as the finish notification bounds it
 _ENDED_BY = ("deadline", "owner-gone", "shim-gone")  # kill reasons the outcome line names

@@ -28,8 +28,8 @@ import anyio
 import mcp_types as types
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 
-from jobs_tui.engine.model import JobEvent, JobRecord, JobStatus
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.model import JobEvent, JobRecord, JobStatus
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from ..ttytext import shown_last_line
 from .shaping import outcome

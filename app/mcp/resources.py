@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from jobs_tui.engine.format import earlier_note
-from jobs_tui.engine.results import JobError
+from jobs_tui.engine.records.format import earlier_note
+from jobs_tui.engine.records.results import JobError
 from jobs_tui.engine.tools import JobTools
 
 from ..ttytext import render_lines, screen_tail

@@ -28,7 +28,7 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from ..errors import EXIT_INTERRUPTED

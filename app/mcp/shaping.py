@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from jobs_tui.engine.format import memory, outcome_line, summary
-from jobs_tui.engine.model import JobRecord, RecordError
-from jobs_tui.engine.sanitize import sanitize_line, sanitize_log
+from jobs_tui.engine.records.format import memory, outcome_line, summary
+from jobs_tui.engine.records.model import JobRecord, RecordError
+from jobs_tui.engine.records.sanitize import sanitize_line, sanitize_log
 
 from .wording import WAIT_AGAIN, started
 

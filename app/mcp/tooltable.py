@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobs_tui.engine import job_tool_schema
-from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
+from jobs_tui.engine.calls.toolschemas import exec_command_schemas, process_schemas
 
 from .clientschema import client_schema
 from .modelview import output_schema

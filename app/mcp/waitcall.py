@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from jobs_tui.engine.callschema import DEFAULT_WAIT_MS
-from jobs_tui.engine.sanitize import sanitize_line
+from jobs_tui.engine.calls.callschema import DEFAULT_WAIT_MS
+from jobs_tui.engine.records.sanitize import sanitize_line
 
 from ..ttytext import shown_last_line
 from .waitcap import wait_cap_s

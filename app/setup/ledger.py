@@ -20,7 +20,7 @@ NAME = "setup.json"
 
 
 def ledger_path() -> Path:
-    from jobs_tui.engine.paths import default_state_root
+    from jobs_tui.engine.registry.paths import default_state_root
 
     return default_state_root() / NAME
 

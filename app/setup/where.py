@@ -38,7 +38,7 @@ class Where:
 
 
 def find_root(cwd: Path) -> tuple[Path, str]:
-    from jobs_tui.engine.paths import PROJECT_MARKERS, project_root
+    from jobs_tui.engine.registry.paths import PROJECT_MARKERS, project_root
 
     root = project_root(cwd)
     for marker in PROJECT_MARKERS:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..toolschemas import all_schemas
+    from jobs_tui.engine.calls.toolschemas import all_schemas
+
     from .cursors import UnreadCursors
     from .exec_command import ExecCommandTools
     from .job import JobTools
@@ -26,7 +27,7 @@ _LAZY = {
     "JobTools": "job",
     "ProcessTools": "process",
     "UnreadCursors": "cursors",
-    "all_schemas": ".toolschemas",  # the core's (pure data), re-exported
+    "all_schemas": ".calls.toolschemas",  # the core's (pure data), re-exported
 }
 
 

@@ -10,19 +10,20 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..format import elapsed_ms as format_elapsed_ms
-from ..model import JobRecord, now_ms
-from ..outcomes import (  # the core's words for a record; re-exported for the facades
+from jobs_tui.engine.records.format import elapsed_ms as format_elapsed_ms
+from jobs_tui.engine.records.model import JobRecord, now_ms
+from jobs_tui.engine.registry.outcomes import (  # the core's words for a record; re-exported for the facades
     exit_status_code,
     iso_utc,
     state,
     stop_reason,
 )
-from ..paths import is_job_id
+from jobs_tui.engine.registry.paths import is_job_id
+
 from .validation import ToolInputError, quote
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
+    from jobs_tui.engine.session.manager import JobManager
 
 __all__ = [
     "exit_status_code",
@@ -55,7 +56,7 @@ def parse_utc(text: str, field: str) -> float:
     import re
     from datetime import datetime
 
-    from ..toolschemas import ISO_TIME
+    from jobs_tui.engine.calls.toolschemas import ISO_TIME
 
     if "\n" in text or not re.search(ISO_TIME, text):
         raise ToolInputError(

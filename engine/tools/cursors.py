@@ -1,6 +1,6 @@
 """What every vocabulary holds: the manager, the session's unread cursors, an output cap.
 
-The cursors themselves are the core's (`engine/unread.py`): the command line reads
+The cursors themselves are the core's (`engine/logs/unread.py`): the command line reads
 through the same ones.
 """
 
@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..unread import Unread, UnreadCursors
+from jobs_tui.engine.logs.unread import Unread, UnreadCursors
+
 from .common import OUTPUT_CAP
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
-    from ..rawtail import ScreenDelta, TtyRenderer
+    from jobs_tui.engine.logs.rawtail import ScreenDelta, TtyRenderer
+    from jobs_tui.engine.session.manager import JobManager
 
 __all__ = ["Facade", "Unread", "UnreadCursors"]
 

@@ -17,13 +17,20 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..model import JobRecord
-from ..outcomes import failure as record_failure
-from ..outcomes import supervision
-from ..results import JobError, Refused
-from ..schemacheck import clip
-from ..toolschemas import EXEC_COMMAND, KILL_SESSION, LIST_SESSIONS, SET_ON_EXIT, WRITE_STDIN
-from ..ttyoutput import screen_text
+from jobs_tui.engine.calls.schemacheck import clip
+from jobs_tui.engine.calls.toolschemas import (
+    EXEC_COMMAND,
+    KILL_SESSION,
+    LIST_SESSIONS,
+    SET_ON_EXIT,
+    WRITE_STDIN,
+)
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.results import JobError, Refused
+from jobs_tui.engine.registry.outcomes import failure as record_failure
+from jobs_tui.engine.registry.outcomes import supervision
+from jobs_tui.engine.session.ttyoutput import screen_text
+
 from .common import (
     elapsed_ms,
     error_result,
@@ -39,7 +46,7 @@ from .keys import parse_escapes
 from .validation import ToolInputError, check, clamp, quote
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
+    from jobs_tui.engine.session.manager import JobManager
 
 YIELD_MIN_MS, YIELD_MAX_MS, YIELD_DEFAULT_MS = 250, 30_000, 10_000
 INPUT_YIELD_MS = 250

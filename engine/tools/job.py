@@ -12,21 +12,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..arguments import compile_regex, resolve_cwd
-from ..callschema import DEFAULT_WAIT_MS, JOB
-from ..logsearch import SearchResult
-from ..logsearch import since_ms as since_time
-from ..results import InvalidArgument, JobError, KillResult, LogsResult
-from ..schemacheck import ToolInputError, check, quote
+from jobs_tui.engine.calls.arguments import compile_regex, resolve_cwd
+from jobs_tui.engine.calls.callschema import DEFAULT_WAIT_MS, JOB
+from jobs_tui.engine.calls.schemacheck import ToolInputError, check, quote
+from jobs_tui.engine.logs.search import SearchResult
+from jobs_tui.engine.logs.search import since_ms as since_time
+from jobs_tui.engine.records.results import InvalidArgument, JobError, KillResult, LogsResult
+
 from .common import iso_utc
 from .jobwait import wait
 from .ttylogs import rendered_logs, screen_last_lines
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
-    from ..model import JobRecord
-    from ..rawtail import TtyRenderer
-    from ..waiting import ScreenScanner
+    from jobs_tui.engine.logs.rawtail import TtyRenderer
+    from jobs_tui.engine.records.model import JobRecord
+    from jobs_tui.engine.session.manager import JobManager
+    from jobs_tui.engine.session.waiting import ScreenScanner
 
 
 class CallError(ToolInputError):

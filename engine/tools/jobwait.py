@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..callschema import MAX_WAIT_IDS
+from jobs_tui.engine.calls.callschema import MAX_WAIT_IDS
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
-    from ..model import JobRecord
-    from ..waiting import ScreenScanner, WaitResult
+    from jobs_tui.engine.records.model import JobRecord
+    from jobs_tui.engine.session.manager import JobManager
+    from jobs_tui.engine.session.waiting import ScreenScanner, WaitResult
+
     from .job import JobCall
 
 NONE_RUNNING = "none-running"

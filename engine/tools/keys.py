@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..keygrammar import (
+from jobs_tui.engine.calls.keygrammar import (
     ALIASES,
     BAD_ESCAPE,
     CSI_LETTER,
@@ -23,7 +23,8 @@ from ..keygrammar import (
     MODIFIERS,
     PLAIN,
 )
-from ..schemacheck import explain, quote
+from jobs_tui.engine.calls.schemacheck import explain, quote
+
 from .validation import ToolInputError
 
 PASTE_START = ESC + "[200~"
@@ -123,7 +124,7 @@ def parse_escapes(text: str, field: str = "chars") -> bytes:
     return bytes(out)
 
 
-# -- key tokens: the names and the grammar are the core's (`engine/keygrammar.py`) ----
+# -- key tokens: the names and the grammar are the core's (`engine/calls/keygrammar.py`) ----
 
 
 def _modifier_code(ctrl: bool, alt: bool, shift: bool) -> int:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..callschema import MAX_LINES
-from ..format import duration, earlier_note
-from ..model import JobRecord
-from ..rawtail import LAST_LINE_BYTES, last_row, raw_tail
-from ..results import JobError, Refused
-from ..safefiles import open_regular
-from ..schemacheck import clip
-from ..toolschemas import EXEC, PROCESS
-from ..ttyoutput import screen_text
+from jobs_tui.engine.calls.callschema import MAX_LINES
+from jobs_tui.engine.calls.schemacheck import clip
+from jobs_tui.engine.calls.toolschemas import EXEC, PROCESS
+from jobs_tui.engine.logs.rawtail import LAST_LINE_BYTES, last_row, raw_tail
+from jobs_tui.engine.records.format import duration, earlier_note
+from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.results import JobError, Refused
+from jobs_tui.engine.registry.safefiles import open_regular
+from jobs_tui.engine.session.ttyoutput import screen_text
+
 from .common import (
     derive_name,
     elapsed_ms,

@@ -12,14 +12,14 @@ read by models, which need to see it. (`jobs-tui logs --raw` writes the bytes th
 `grep`, `since` and `timestamps` of a terminal job read its rows too when the renderer
 can date them (a `TtyDater`, as the MCP server's is): grep searches every row the
 retained log made final, `since`/`timestamps` the rows of its tail, each dated by the
-bytes that made it final (`engine.ttysearch`).
+bytes that made it final (`engine.logs.ttysearch`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..rawtail import (
+from jobs_tui.engine.logs.rawtail import (
     LAST_LINE_BYTES,
     RAW_TAIL_BYTES,
     SEARCH_BYTES,
@@ -27,11 +27,12 @@ from ..rawtail import (
     last_row,
     raw_tail,
 )
-from ..results import JobError
-from ..sanitize import spell_controls as visible
+from jobs_tui.engine.records.results import JobError
+from jobs_tui.engine.records.sanitize import spell_controls as visible
 
 if TYPE_CHECKING:
-    from ..manager import JobManager
+    from jobs_tui.engine.session.manager import JobManager
+
     from .job import JobCall
 
 
@@ -80,8 +81,9 @@ async def _dated_logs(manager: JobManager, call: JobCall, render: Any) -> dict[s
     a whole log's emulation at most, runs off the event loop)."""
     import asyncio
 
-    from ..arguments import compile_regex
-    from ..ttysearch import dated_tail, search_rows
+    from jobs_tui.engine.calls.arguments import compile_regex
+    from jobs_tui.engine.logs.ttysearch import dated_tail, search_rows
+
     from .job import _search, _stamp
 
     job_id = call.id or ""

@@ -141,8 +141,8 @@ def test_shim_launch_against_a_bare_interpreter(tmp_path: Path):
     """What `launch` waits for (the shim up, its job spawned, the ready line read), beside
     `python -I -S -c pass`, the interpreter start the shim cannot avoid; and how long the
     shim of `true` lives on after its ready line (its exit path)."""
-    from jobs_tui.engine import procs
-    from jobs_tui.engine.launch import launch
+    from jobs_tui.engine.session.launch import launch
+    from jobs_tui.engine.shim import procs
 
     fresh_bytecode()
     bare = [sys.executable, "-I", "-S", "-c", "pass"]

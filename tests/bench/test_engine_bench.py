@@ -54,7 +54,7 @@ from benchlib import (
 )
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.logs import read_tail
+from jobs_tui.engine.logs.segments import read_tail
 
 pytestmark = pytest.mark.timeout(3600)
 

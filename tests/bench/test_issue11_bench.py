@@ -41,8 +41,9 @@ from benchlib import (
     spread,
 )
 
-from jobs_tui.engine import Config, JobManager, waiting
-from jobs_tui.engine.timeindex import ENV_BENCH_OFF, MAX_FILE_BYTES, parse
+from jobs_tui.engine import Config, JobManager
+from jobs_tui.engine.session import waiting
+from jobs_tui.engine.shim.timeindex import ENV_BENCH_OFF, MAX_FILE_BYTES, parse
 
 pytestmark = pytest.mark.timeout(3600)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from benchlib import GiB, MiB, Table, env_int, env_size, human_bytes, median, publish
 
-from jobs_tui.engine.logsearch import search
+from jobs_tui.engine.logs.search import search
 from jobs_tui.screens import LogScreen
 from jobs_tui.screens.log_open import open_log
 from tests.ui.fakes import FakeSource, Host, frozen_clock, record, until

@@ -14,7 +14,7 @@ import benchlib
 from benchlib import Table, median, publish
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.paths import RegistryPaths
+from jobs_tui.engine.registry.paths import RegistryPaths
 
 SESSIONS = 20
 RECORDS = 1000

@@ -24,8 +24,8 @@ import pytest
 from benchlib import Table, env_int, median, publish
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine import proctable as pt
-from jobs_tui.engine import resources as res
+from jobs_tui.engine.procs import proctable as pt
+from jobs_tui.engine.procs import resources as res
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -8,7 +8,7 @@ import re
 import sys
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.paths import session_hash
+from jobs_tui.engine.registry.paths import session_hash
 
 from .conftest import Cli, until
 

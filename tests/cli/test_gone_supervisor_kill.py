@@ -9,8 +9,8 @@ import random
 import signal
 import time
 
-from jobs_tui.engine import cgroup
-from jobs_tui.engine.procs import job_marker
+from jobs_tui.engine.shim import cgroup
+from jobs_tui.engine.shim.procs import job_marker
 from tests.integration.leaks import kill_all, marked, sleeps_named
 
 

@@ -1,4 +1,4 @@
-"""`exec` without an event loop (engine/quickexec.py): the same job, output, registry record
+"""`exec` without an event loop (engine/session/quickexec.py): the same job, output, registry record
 and exit code as on an open session, and the open session still takes over whatever the
 quick way does not do (issue 10, command-line costs)."""
 
@@ -18,10 +18,10 @@ from .conftest import Cli, until
 
 HEAVY = (
     "asyncio",
-    "jobs_tui.engine.manager",
-    "jobs_tui.engine.supervision",
-    "jobs_tui.engine.control",
-    "jobs_tui.engine.link",
+    "jobs_tui.engine.session.manager",
+    "jobs_tui.engine.session.supervision",
+    "jobs_tui.engine.session.control",
+    "jobs_tui.engine.session.link",
     "psutil",
 )
 STATUS_HEAVY = ("socket", "selectors")  # status samples usage through sock_diag on `_socket`

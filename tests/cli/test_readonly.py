@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.paths import session_hash
+from jobs_tui.engine.registry.paths import session_hash
 
 from ..integration.helpers import gone, tree
 from ..integration.sessions import SessionProcess
@@ -143,7 +143,7 @@ MODULES = (
     "import sys\n"
     "from jobs_tui.app.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "heavy = sorted(m for m in sys.modules if m in ('asyncio', 'jobs_tui.engine.manager'))\n"
+    "heavy = sorted(m for m in sys.modules if m in ('asyncio', 'jobs_tui.engine.session.manager'))\n"
     "print('HEAVY', heavy, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
@@ -170,11 +170,11 @@ def test_list_and_status_of_a_session_with_nothing_to_do_load_no_event_loop(cli:
     assert start(cli, "sleep 0.5; exit 4")["status"] == "running"  # ends after the call
     assert until((Path(cli.registry_dir) / "j2.status").exists)
     # j2 ended while no call ran: the next call settles it, on an open session.
-    assert heavy_modules(cli, "list") == "['asyncio', 'jobs_tui.engine.manager']"
+    assert heavy_modules(cli, "list") == "['asyncio', 'jobs_tui.engine.session.manager']"
     for words in (("list",), ("list", "--all", "--json"), ("status", "j1"), ()):
         assert heavy_modules(cli, *words) == "[]", words
     # A finish nobody reported yet is marked reported by `status`: a write, the long way.
-    assert heavy_modules(cli, "status", "j2") == "['asyncio', 'jobs_tui.engine.manager']"
+    assert heavy_modules(cli, "status", "j2") == "['asyncio', 'jobs_tui.engine.session.manager']"
     assert heavy_modules(cli, "status", "j2") == "[]"
     assert cli("status", "j9").code == 3  # unknown here: the session looks again, then says so
 
@@ -182,7 +182,7 @@ def test_list_and_status_of_a_session_with_nothing_to_do_load_no_event_loop(cli:
 def test_a_glance_changes_nothing_even_when_the_session_has_something_to_do(
     cli: Cli, registry_dir: str
 ):
-    from jobs_tui.engine.glance import Glance
+    from jobs_tui.engine.session.glance import Glance
 
     from ..integration.test_registry_faults import reference_record, write_session
 

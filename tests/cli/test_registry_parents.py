@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.paths import LooseParent, ensure_private_dir, loose_parent
+from jobs_tui.engine.registry.paths import LooseParent, ensure_private_dir, loose_parent
 
 from .conftest import Cli
 

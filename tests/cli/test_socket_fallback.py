@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.paths import MAX_SOCKET_PATH, RegistryPaths
-from jobs_tui.engine.runtimedir import ENV_RUNTIME_FALLBACK, SOCKET_SALT, read_salt
+from jobs_tui.engine.registry.paths import MAX_SOCKET_PATH, RegistryPaths
+from jobs_tui.engine.registry.runtimedir import ENV_RUNTIME_FALLBACK, SOCKET_SALT, read_salt
 
 from .conftest import Cli, until
 

@@ -209,7 +209,7 @@ def test_config_show_prints_the_project_root_it_chose(cli: Cli, tmp_path):
     import subprocess
     import sys
 
-    from jobs_tui.engine import paths
+    from jobs_tui.engine.registry import paths
 
     root = tmp_path / "repo"
     sub = root / "src" / "deep"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobs_tui.app.waiting import first_to_end, wait_code
-from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.records.model import JobRecord, JobStatus
 
 
 def record(job_id: str, status: JobStatus, code: int | None = 0, ended: int | None = 1):

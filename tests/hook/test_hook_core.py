@@ -22,7 +22,7 @@ from jobs_tui.app.hook.shapes import (
     notice_answer,
     parse_input,
 )
-from jobs_tui.engine import procs
+from jobs_tui.engine.shim import procs
 
 from .inputs import hook_input
 
@@ -124,7 +124,7 @@ def test_the_finish_line_is_the_notifications(tmp_path: Path) -> None:
     from jobs_tui.app.hook.registration import Registration
     from jobs_tui.app.hook.reports import finish_lines
     from jobs_tui.app.mcp.notify import finish_text
-    from jobs_tui.engine.model import JobRecord
+    from jobs_tui.engine.records.model import JobRecord
 
     base = {
         "id": "j4", "label": "build", "command": "make", "cwd": "/", "pid": 5,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from jobs_tui.engine.procs import MARKER_ENV, job_marker
+from jobs_tui.engine.shim.procs import MARKER_ENV, job_marker
 
 RESPAWN = (
     "trap '' TERM; setsid sh -c 'trap \"\" TERM; while :; do sleep 600 & done' & "

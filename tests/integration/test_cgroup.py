@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from jobs_tui.engine import cgroup
+from jobs_tui.engine.shim import cgroup
 
 
 def test_the_environment_switch_turns_it_off(monkeypatch: pytest.MonkeyPatch):

@@ -9,7 +9,8 @@ import textwrap
 SCRIPT = textwrap.dedent(
     """
     import asyncio, gc, sys
-    from jobs_tui.engine import JobManager, supervision
+    from jobs_tui.engine import JobManager
+    from jobs_tui.engine.session import supervision
     supervision.RECONCILE_S = 0.002  # the reconcile loop races every start's own attach
 
     async def main():

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine import Config, JobManager, procs
-from jobs_tui.engine.paths import session_hash
-from jobs_tui.engine.store import load_all
+from jobs_tui.engine import Config, JobManager
+from jobs_tui.engine.registry.paths import session_hash
+from jobs_tui.engine.registry.store import load_all
+from jobs_tui.engine.shim import procs
 
 WORKER = textwrap.dedent(
     """

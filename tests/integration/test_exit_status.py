@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.records.model import JobStatus
 
 from .test_registry_faults import dead_pid, reference_record, write_session
 

@@ -60,8 +60,8 @@ async def test_the_next_session_sweeps_files_of_jobs_no_record_holds(registry_di
 
 
 async def test_the_next_session_removes_empty_cgroups_of_dead_shims(registry_dir: str):
-    from jobs_tui.engine import cgroup
-    from jobs_tui.engine.procs import job_marker
+    from jobs_tui.engine.shim import cgroup
+    from jobs_tui.engine.shim.procs import job_marker
 
     async with JobManager(registry_dir=registry_dir) as jm:
         rec = await jm.start("sleep 0.1")

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from jobs_tui.engine import Config, JobError, JobManager, Refused, UnknownJob
-from jobs_tui.engine.model import JobEvent, JobStatus
+from jobs_tui.engine.records.model import JobEvent, JobStatus
 from jobs_tui.engine.tools import JobTools
 
 from .helpers import until

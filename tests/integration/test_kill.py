@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.records.model import JobStatus
 from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone, tree, until

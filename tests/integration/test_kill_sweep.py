@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.records.model import JobStatus
 
 from .helpers import until
 from .leaks import RESPAWN, kill_all, marked

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.logs import LogMissing, open_pair, read_tail
+from jobs_tui.engine.logs.segments import LogMissing, open_pair, read_tail
 
 from .helpers import until
 
@@ -248,7 +248,7 @@ async def test_the_time_index_dates_each_line_of_a_real_job_and_goes_with_clear(
     tmp_path: Path,
 ) -> None:
     """Three lines 0.4 s apart: each is dated within its own slice of the job's life."""
-    from jobs_tui.engine.timeindex import parse, time_at
+    from jobs_tui.engine.shim.timeindex import parse, time_at
 
     async with manager(tmp_path) as jm:
         before = time.time() * 1000

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from jobs_tui.engine import Config, JobManager, supervision
+from jobs_tui.engine import Config, JobManager
+from jobs_tui.engine.session import supervision
 
 from .helpers import until
 

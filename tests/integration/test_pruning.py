@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from jobs_tui.engine import Config, JobManager, UnknownJob
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.ownership import FINISHED_CEILING, prune_victims
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.registry.ownership import FINISHED_CEILING, prune_victims
 from jobs_tui.engine.tools import ExecCommandTools
 
 from .helpers import until

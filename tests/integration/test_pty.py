@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from jobs_tui.engine import JobError, JobManager, Refused
-from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.records.model import JobRecord, JobStatus
 
 from .helpers import tree, until
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.paths import RegistryPaths, session_hash
+from jobs_tui.engine.records.model import JobStatus
+from jobs_tui.engine.registry.paths import RegistryPaths, session_hash
 from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone
@@ -177,9 +177,9 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from jobs_tui.engine.config import Config
-    from jobs_tui.engine.model import JobRecord, JobStatus
-    from jobs_tui.engine.paths import RegistryPaths
-    from jobs_tui.engine.registry import Registry
+    from jobs_tui.engine.records.model import JobRecord, JobStatus
+    from jobs_tui.engine.registry.paths import RegistryPaths
+    from jobs_tui.engine.registry.table import Registry
     reg = Registry(RegistryPaths(sys.argv[1]), sys.argv[2], Config())
     n = 0
     while True:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobError, JobManager, UnknownJob
-from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.paths import RegistryPaths, is_job_id
-from jobs_tui.engine.safefiles import REGISTRY_FILE_LIMIT
+from jobs_tui.engine.records.model import JobStatus
+from jobs_tui.engine.registry.paths import RegistryPaths, is_job_id
+from jobs_tui.engine.registry.safefiles import REGISTRY_FILE_LIMIT
 from jobs_tui.engine.tools import JobTools
 
 from .helpers import until

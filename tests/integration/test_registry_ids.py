@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.paths import RegistryPaths
+from jobs_tui.engine.registry.paths import RegistryPaths
 
 STARTER = textwrap.dedent(
     """

@@ -11,8 +11,7 @@ import time
 import pytest
 
 from jobs_tui.engine import Config, InvalidArgument, JobManager, UnknownJob
-from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.proctable import (
+from jobs_tui.engine.procs.proctable import (
     Port,
     listening_proc,
     listening_psutil,
@@ -20,7 +19,8 @@ from jobs_tui.engine.proctable import (
     scan_processes,
     scan_psutil,
 )
-from jobs_tui.engine.resources import UsageSampler
+from jobs_tui.engine.procs.resources import UsageSampler
+from jobs_tui.engine.records.model import JobStatus
 
 from .helpers import until
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import Config, JobError, JobManager, Refused
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.records.model import JobStatus
 
 SECRET = "s3cr3t-value-7f1c"
 
@@ -130,7 +130,7 @@ async def test_a_restart_whose_new_shim_cannot_start_leaves_the_old_job_running(
 ):
     """The replacement's supervisor fails before it is ready (its log cannot be opened):
     the old job was never touched, and nothing of the new one is left."""
-    from jobs_tui.engine import launch
+    from jobs_tui.engine.session import launch
 
     rec = await jm.start("sleep 600")
     real = launch.spawn

@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.paths import session_hash
-from jobs_tui.engine.unread import UnreadCursors
+from jobs_tui.engine.logs.unread import UnreadCursors
+from jobs_tui.engine.registry.paths import session_hash
 
 SESSION = "swap-session"
 

@@ -8,9 +8,10 @@ import signal
 
 import pytest
 
-from jobs_tui.engine import Config, JobManager, Refused, starting
-from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.protocol import ENV_OWNER_POLL
+from jobs_tui.engine import Config, JobManager, Refused
+from jobs_tui.engine.records.model import JobStatus
+from jobs_tui.engine.session import starting
+from jobs_tui.engine.shim.protocol import ENV_OWNER_POLL
 from jobs_tui.engine.tools import JobTools
 
 from .helpers import gone, until
@@ -94,7 +95,7 @@ async def test_sigterm_to_a_session_with_handlers_closes_it_cleanly(
     assert other.proc.returncode == -signal.SIGTERM
     (started,) = info["jobs"]
     assert gone(started["pid"])
-    from jobs_tui.engine.paths import RegistryPaths
+    from jobs_tui.engine.registry.paths import RegistryPaths
 
     paths = RegistryPaths(registry_dir)
     written = json.loads(paths.registry_file(info["session"]).read_text())

@@ -17,10 +17,11 @@ import textwrap
 
 import pytest
 
-from jobs_tui.engine import JobManager, procs
-from jobs_tui.engine.launch import shim_command
-from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.paths import RegistryPaths
+from jobs_tui.engine import JobManager
+from jobs_tui.engine.records.model import JobStatus
+from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.session.launch import shim_command
+from jobs_tui.engine.shim import procs
 
 from .helpers import gone, until
 
@@ -123,7 +124,8 @@ async def test_a_dead_owner_means_the_job_never_starts(paths):
 CALLER = textwrap.dedent(
     """
     import asyncio, os, signal, subprocess, sys, time
-    from jobs_tui.engine import JobManager, launch
+    from jobs_tui.engine import JobManager
+    from jobs_tui.engine.session import launch
     real = subprocess.Popen
     def popen_then_die(*args, **kwargs):
         proc = real(*args, **kwargs)

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from jobs_tui.engine import Config, JobManager
-from jobs_tui.engine.format import outcome
-from jobs_tui.engine.model import JobStatus
-from jobs_tui.engine.procs import start_token
+from jobs_tui.engine.records.format import outcome
+from jobs_tui.engine.records.model import JobStatus
+from jobs_tui.engine.shim.procs import start_token
 
 from .helpers import gone, tree, until
 from .test_registry_faults import dead_pid, reference_record, write_session

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobManager, UnknownJob
-from jobs_tui.engine.paths import RegistryPaths
+from jobs_tui.engine.registry.paths import RegistryPaths
 
 from .helpers import gone, until
 

@@ -158,7 +158,7 @@ async def test_command_substitution_gets_control_back_while_the_job_runs(registr
 def test_engine_import_loads_no_ui_toolkit():
     code = (
         "import sys, jobs_tui.engine as e; e.JobManager; e.Config; "
-        "import jobs_tui.engine.shim; "
+        "import jobs_tui.engine.shim.main; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')); "
         "print(bad)"
     )
@@ -168,9 +168,9 @@ def test_engine_import_loads_no_ui_toolkit():
 
 def test_shim_imports_no_asyncio_and_engine_import_is_lazy():
     code = (
-        "import sys, jobs_tui.engine.shim; a = 'asyncio' in sys.modules; "
+        "import sys, jobs_tui.engine.shim.main; a = 'asyncio' in sys.modules; "
         "import jobs_tui.engine as e; "
-        "print(a, 'jobs_tui.engine.manager' in sys.modules)"
+        "print(a, 'jobs_tui.engine.session.manager' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine import Config, InvalidArgument, JobManager, waiting
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine import Config, InvalidArgument, JobManager
+from jobs_tui.engine.records.model import JobStatus
+from jobs_tui.engine.session import waiting
 
 PY = sys.executable
 

@@ -10,8 +10,8 @@ import jsonschema
 
 from jobs_tui.app.mcp.tooltable import action_slice, job_actions, job_tools, tool_table
 from jobs_tui.engine import job_tool_schema
-from jobs_tui.engine.callschema import MAX_WAIT_MS
-from jobs_tui.engine.toolschemas import exec_command_schemas, process_schemas
+from jobs_tui.engine.calls.callschema import MAX_WAIT_MS
+from jobs_tui.engine.calls.toolschemas import exec_command_schemas, process_schemas
 
 # Sample values, good and bad, for every field the job schema has (or may gain).
 SAMPLES: dict[str, list[Any]] = {

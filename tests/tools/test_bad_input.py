@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.store import write_json_atomic
+from jobs_tui.engine.registry.store import write_json_atomic
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 HUGE = [10**5000, -(10**5000), 1e308, float("inf")]

@@ -62,8 +62,8 @@ def schema_ok(family: str, tool: str, call: dict[str, Any]) -> bool:
 
 def engine_ok(family: str, tool: str, call: dict[str, Any]) -> bool:
     """The engine's verdict before any side effect (the checks a call runs before it acts)."""
-    from jobs_tui.engine.arguments import check_start, resolve_cwd
-    from jobs_tui.engine.results import InvalidArgument
+    from jobs_tui.engine.calls.arguments import check_start, resolve_cwd
+    from jobs_tui.engine.records.results import InvalidArgument
     from jobs_tui.engine.tools import exec_command, job, process
     from jobs_tui.engine.tools.validation import ToolInputError
 
@@ -475,8 +475,8 @@ def _pattern_ok(pattern: str, text: str) -> bool:
 @settings(max_examples=800)
 @given(st.text(alphabet="\\xuUnq0123478dDaAfF9{}'\"? \n\udcff\ud800", max_size=14))
 def test_the_escape_rules_are_exactly_what_parse_escapes_reads(text):
+    from jobs_tui.engine.calls.toolschemas import WRITE_STDIN
     from jobs_tui.engine.tools.keys import InputError, parse_escapes
-    from jobs_tui.engine.toolschemas import WRITE_STDIN
 
     by_schema = validator(WRITE_STDIN["properties"]["chars"]).is_valid(text)
     try:
@@ -499,8 +499,8 @@ _TOKEN_PARTS = st.sampled_from(
 @settings(max_examples=800)
 @given(st.lists(_TOKEN_PARTS, min_size=0, max_size=4).map("".join))
 def test_the_key_rules_are_exactly_what_encode_keys_reads(token):
+    from jobs_tui.engine.calls.toolschemas import PROCESS
     from jobs_tui.engine.tools.keys import InputError, encode_keys
-    from jobs_tui.engine.toolschemas import PROCESS
 
     by_schema = validator(PROCESS["properties"]["keys"]["items"]).is_valid(token)
     try:
@@ -515,8 +515,8 @@ def test_the_key_rules_are_exactly_what_encode_keys_reads(token):
 @settings(max_examples=500)
 @given(st.text(alphabet="0xX1bBfFgG \t\n\u3000", max_size=4))  # items are at most 4 long
 def test_the_hex_rule_is_exactly_what_parse_hex_reads(text):
+    from jobs_tui.engine.calls.toolschemas import PROCESS
     from jobs_tui.engine.tools.keys import InputError, parse_hex
-    from jobs_tui.engine.toolschemas import PROCESS
 
     by_schema = validator(PROCESS["properties"]["hex"]["items"]).is_valid(text)
     try:
@@ -532,7 +532,7 @@ def test_the_hex_rule_is_exactly_what_parse_hex_reads(text):
 def test_the_base64_rule_admits_what_b64decode_reads(text, raw):
     # The rule is the canonical form (no excess padding, no line breaks): whatever it admits
     # decodes, and every encoding of bytes is admitted.
-    from jobs_tui.engine.toolschemas import WRITE_STDIN
+    from jobs_tui.engine.calls.toolschemas import WRITE_STDIN
 
     valid = validator(WRITE_STDIN["properties"]["chars_b64"]).is_valid
     if valid(text):
@@ -561,9 +561,9 @@ def test_the_base64_rule_admits_what_b64decode_reads(text, raw):
     ).map("".join)
 )
 def test_the_time_rule_is_exactly_what_parse_utc_reads(text):
+    from jobs_tui.engine.calls.toolschemas import WRITE_STDIN
     from jobs_tui.engine.tools.common import parse_utc
     from jobs_tui.engine.tools.validation import ToolInputError
-    from jobs_tui.engine.toolschemas import WRITE_STDIN
 
     by_schema = validator(WRITE_STDIN["properties"]["yield_until"]).is_valid(text)
     try:
@@ -575,7 +575,7 @@ def test_the_time_rule_is_exactly_what_parse_utc_reads(text):
 
 
 def test_the_whitespace_class_is_pythons():
-    from jobs_tui.engine.callschema import NOT_BLANK
+    from jobs_tui.engine.calls.callschema import NOT_BLANK
 
     blank = {chr(c) for c in range(0x110000) if not _pattern_ok(NOT_BLANK, chr(c))}
     assert blank == {chr(c) for c in range(0x110000) if chr(c).isspace()}

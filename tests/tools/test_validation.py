@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.calls.toolschemas import EXEC, EXEC_COMMAND, PROCESS, WRITE_STDIN
+from jobs_tui.engine.records.model import JobRecord, JobStatus
 from jobs_tui.engine.tools import all_schemas
 from jobs_tui.engine.tools.common import (
     derive_name,
@@ -17,7 +18,6 @@ from jobs_tui.engine.tools.common import (
 )
 from jobs_tui.engine.tools.exec_command import wait_plan
 from jobs_tui.engine.tools.validation import ToolInputError, check
-from jobs_tui.engine.toolschemas import EXEC, EXEC_COMMAND, PROCESS, WRITE_STDIN
 
 
 def fails(schema, args, field: str | None, match: str | None = None) -> None:

@@ -15,15 +15,15 @@ from textual.app import App
 from textual.screen import Screen
 
 from jobs_tui.engine import Config, JobEvent, JobRecord, JobStatus, Refused, UnknownJob
-from jobs_tui.engine.follower import LOG_END, LogFollower
-from jobs_tui.engine.logs import LogMissing, read_tail
-from jobs_tui.engine.logsearch import search as search_log
-from jobs_tui.engine.logwindow import LinePage, read_lines
-from jobs_tui.engine.proctable import Port
-from jobs_tui.engine.reading import read_latest_line, split_lines
-from jobs_tui.engine.resources import JobUsage
-from jobs_tui.engine.results import KillResult, LogsResult
-from jobs_tui.engine.sanitize import sanitize_log
+from jobs_tui.engine.logs.follower import LOG_END, LogFollower
+from jobs_tui.engine.logs.search import search as search_log
+from jobs_tui.engine.logs.segments import LogMissing, read_tail
+from jobs_tui.engine.logs.window import LinePage, read_lines
+from jobs_tui.engine.procs.proctable import Port
+from jobs_tui.engine.procs.resources import JobUsage
+from jobs_tui.engine.records.results import KillResult, LogsResult
+from jobs_tui.engine.records.sanitize import sanitize_log
+from jobs_tui.engine.session.reading import read_latest_line, split_lines
 
 NOW_MS = 1_750_000_000_000  # the frozen clock's reading
 ME = "jt-me0000000000000"

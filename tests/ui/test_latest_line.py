@@ -10,7 +10,7 @@ import time
 import pytest
 
 from jobs_tui.engine import JobManager, JobStatus
-from jobs_tui.engine.reading import read_latest_line
+from jobs_tui.engine.session.reading import read_latest_line
 from jobs_tui.screens import JobsScreen
 from jobs_tui.screens.detail import DetailPane
 

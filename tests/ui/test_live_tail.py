@@ -196,7 +196,7 @@ def test_last_lines_start_keeps_the_last_lines_and_the_one_in_progress():
 async def test_output_rotated_away_before_the_tail_read_it_is_said_never_spliced(log_dir: str):
     """A burst through small segments between two reads: the tail's title says how much
     it skipped, and its rows are whole lines (the one the gap cut is dropped)."""
-    from jobs_tui.engine.logwriter import LogWriter
+    from jobs_tui.engine.shim.logwriter import LogWriter
 
     path = f"{log_dir}/j1.log"
     writer = LogWriter(path, path + ".1", 1000)

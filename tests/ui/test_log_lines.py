@@ -13,9 +13,9 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine.follower import LogFollower
-from jobs_tui.engine.logs import read_tail
-from jobs_tui.engine.reading import split_lines
+from jobs_tui.engine.logs.follower import LogFollower
+from jobs_tui.engine.logs.segments import read_tail
+from jobs_tui.engine.session.reading import split_lines
 from jobs_tui.screens.log_follow import Follower
 from jobs_tui.screens.log_lines import LineAssembler, visible
 
@@ -128,7 +128,7 @@ def test_an_endless_line_keeps_its_last_bytes_as_a_fresh_open_does():
 def test_a_rotation_gap_is_counted_and_never_splices_two_lines(tmp_path):
     """Fewer bytes than a read are left after a rotation passed the pane: the cut line's
     rest is dropped and counted with the gap, so `skipped` is the header's exact note."""
-    from jobs_tui.engine.logwriter import LogWriter
+    from jobs_tui.engine.shim.logwriter import LogWriter
 
     live = str(tmp_path / "j1.log")
     writer = LogWriter(live, live + ".1", 100)

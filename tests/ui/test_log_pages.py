@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import Input
 
 from jobs_tui.engine import JobManager, JobStatus
-from jobs_tui.engine.logwriter import LogWriter
+from jobs_tui.engine.shim.logwriter import LogWriter
 from jobs_tui.screens import LogScreen
 
 from .fakes import NOW_MS, FakeSource, Host, record, screen_text, until

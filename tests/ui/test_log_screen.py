@@ -243,7 +243,7 @@ async def test_output_rotated_away_between_polls_gets_the_note_and_no_spliced_ro
     """Less than a read is left once a rotation passed the pane's position: the pane says
     how much it skipped (its note), and no row is the end of one line and the start of
     another."""
-    from jobs_tui.engine.logwriter import LogWriter
+    from jobs_tui.engine.shim.logwriter import LogWriter
 
     path = f"{log_dir}/j1.log"
     writer = LogWriter(path, path + ".1", 1000)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jobs_tui.engine import Config, JobManager, JobStatus
-from jobs_tui.engine.format import summary
+from jobs_tui.engine.records.format import summary
 from jobs_tui.screens import JobsScreen
 
 from .fakes import FakeSource, Host, frozen_clock, record, screen_text, until

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from jobs_tui.engine.format import outcome
-from jobs_tui.engine.model import JobStatus
+from jobs_tui.engine.records.format import outcome
+from jobs_tui.engine.records.model import JobStatus
 from jobs_tui.screens import JobsScreen
 from jobs_tui.screens.detail import FIELD_WIDTH, DetailPane
 

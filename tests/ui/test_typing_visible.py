@@ -110,7 +110,7 @@ async def test_the_help_says_page_up_and_down_in_one_row(host: Host) -> None:
 
 
 def test_one_job_is_one_job_in_the_summary(log_dir: str) -> None:
-    from jobs_tui.engine.format import summary
+    from jobs_tui.engine.records.format import summary
 
     one = [record(1, "server", log_dir=log_dir)]
     assert summary(one, "me").startswith("1 job · 1 running · 0 failed · 1 peer")

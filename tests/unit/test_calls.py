@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine import callschema, job_tool_schema
-from jobs_tui.engine.model import ACTIONS, KILL_SIGNALS
+from jobs_tui.engine import job_tool_schema
+from jobs_tui.engine.calls import callschema
+from jobs_tui.engine.records.model import ACTIONS, KILL_SIGNALS
 from jobs_tui.engine.tools.job import CallError, JobCall, validate
 
 # What the reference's field table says of each field: its JSON type.

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jobs_tui.engine import paths
 from jobs_tui.engine.config import (
     Config,
     ConfigError,
     resolve_registry_dir,
     write_defaults,
 )
+from jobs_tui.engine.registry import paths
 
 # The reference table (README "Configuration", registry-format.md "Limits and defaults").
 DEFAULTS = {

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobError
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.paths import RegistryPaths
-from jobs_tui.engine.restarts import Saved, load, save
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.session.restarts import Saved, load, save
 
 
 def record(job_id: str, names: tuple[str, ...]) -> JobRecord:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.exitfiles import read_exit
-from jobs_tui.engine.model import JobRecord, JobStatus, outcome
-from jobs_tui.engine.paths import RegistryPaths
+from jobs_tui.engine.records.model import JobRecord, JobStatus, outcome
+from jobs_tui.engine.registry.exitfiles import read_exit
+from jobs_tui.engine.registry.paths import RegistryPaths
 
 
 def _paths(tmp_path: Path) -> RegistryPaths:
@@ -54,7 +54,7 @@ def test_what_a_job_left_running_is_read_from_its_end_file_and_kept_by_the_recor
     """A session that settles from the files (it was not linked when the job ended) learns
     what the tree left running there: `remaining.refresh` only counts again a record that
     says some remain, so a 0 here would hide a daemon for good."""
-    from jobs_tui.engine.reconcile import finish
+    from jobs_tui.engine.registry.reconcile import finish
 
     paths = _paths(tmp_path)
     paths.status("j1").write_bytes(b"0")

@@ -101,14 +101,14 @@ def test_the_import_scan_finds_every_way_in():
         "    import jobs_tui.engine.tools.cursors\n"
         "    from jobs_tui.engine import tools\n"
         "    importlib.import_module('jobs_tui.engine.tools.schemas')\n"
-        "from jobs_tui.engine import toolschemas, unread\n"
+        "from jobs_tui.engine.calls import toolschemas; from jobs_tui.engine.logs import unread\n"
         "from ..engine.toolschemas import all_schemas\n"
     )
     found = vocabulary_imports(planted, "jobs_tui.app.verbs")
     assert [f.rpartition("(line ")[2] for f in found] == ["1)", "3)", "4)", "5)", "6)"]
     assert vocabulary_imports("from .tools import job", "jobs_tui.engine", is_package=True)
-    assert vocabulary_imports("from . import tools", "jobs_tui.engine.manager")
-    assert not vocabulary_imports("from .toolschemas import X", "jobs_tui.engine.manager")
+    assert vocabulary_imports("from . import tools", "jobs_tui.engine.session.manager")
+    assert not vocabulary_imports("from .toolschemas import X", "jobs_tui.engine.session.manager")
 
 
 def test_no_module_outside_the_tools_imports_them():

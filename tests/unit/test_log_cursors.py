@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine.follower import LogFollower
-from jobs_tui.engine.logs import read_since
-from jobs_tui.engine.logwriter import LogWriter
+from jobs_tui.engine.logs.follower import LogFollower
+from jobs_tui.engine.logs.segments import read_since
+from jobs_tui.engine.shim.logwriter import LogWriter
 
 
 def _writer(tmp_path, max_bytes: int) -> LogWriter:

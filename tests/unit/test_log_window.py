@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from jobs_tui.engine.logs import LogMissing
-from jobs_tui.engine.logwindow import read_lines
-from jobs_tui.engine.logwriter import LogWriter
+from jobs_tui.engine.logs.segments import LogMissing
+from jobs_tui.engine.logs.window import read_lines
+from jobs_tui.engine.shim.logwriter import LogWriter
 
 
 def reference(data: bytes, cap: int) -> list[tuple[int, bytes]]:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine import logs
-from jobs_tui.engine.logs import (
+from jobs_tui.engine.logs import segments as logs
+from jobs_tui.engine.logs.segments import (
     LogMissing,
     LogWriter,
     TailRead,

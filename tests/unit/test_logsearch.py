@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.logsearch import SearchLine, search, since_ms
-from jobs_tui.engine.timeindex import RECORD
+from jobs_tui.engine.logs.search import SearchLine, search, since_ms
+from jobs_tui.engine.shim.timeindex import RECORD
 
 T0 = 1_800_000_000_000
 

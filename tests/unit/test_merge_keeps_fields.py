@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.ownfile import merge_own
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.registry.ownfile import merge_own
 
 ME = "cli"
 

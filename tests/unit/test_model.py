@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jobs_tui.engine.model import (
+from jobs_tui.engine.records.model import (
     EndReason,
     JobRecord,
     JobStatus,

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jobs_tui.engine.paths import (
+from jobs_tui.engine.registry.paths import (
     MAX_SOCKET_PATH,
     RegistryPaths,
     is_job_id,
@@ -306,7 +306,7 @@ def test_inside_result_is_always_directly_in_the_root(tail):
 @pytest.mark.parametrize("marker", [".git", ".hg", ".jj", ".jobs-tui"])
 @pytest.mark.parametrize("as_dir", [True, False])
 def test_project_root_is_the_nearest_marked_ancestor(tmp_path, marker, as_dir):
-    from jobs_tui.engine.paths import project_root
+    from jobs_tui.engine.registry.paths import project_root
 
     root = tmp_path / "repo"
     deep = root / "src" / "pkg"
@@ -321,7 +321,7 @@ def test_project_root_is_the_nearest_marked_ancestor(tmp_path, marker, as_dir):
 
 
 def test_project_root_prefers_the_nearest_marker(tmp_path):
-    from jobs_tui.engine.paths import project_root
+    from jobs_tui.engine.registry.paths import project_root
 
     (tmp_path / "outer" / ".git").mkdir(parents=True)
     inner = tmp_path / "outer" / "vendor" / "inner"
@@ -332,7 +332,7 @@ def test_project_root_prefers_the_nearest_marker(tmp_path):
 
 
 def test_project_root_without_a_marker_is_the_directory_itself(tmp_path, monkeypatch):
-    from jobs_tui.engine.paths import project_root
+    from jobs_tui.engine.registry.paths import project_root
 
     plain = tmp_path / "plain" / "dir"
     plain.mkdir(parents=True)

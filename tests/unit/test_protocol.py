@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jobs_tui.engine import protocol
 from jobs_tui.engine.config import Config
-from jobs_tui.engine.launch import start_spec
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.paths import RegistryPaths
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.session.launch import start_spec
+from jobs_tui.engine.shim import protocol
 
 ENGINE = Path(protocol.__file__).parent
 
@@ -40,7 +40,7 @@ def test_the_protocol_module_imports_nothing_when_the_shim_runs():
         "eng = types.ModuleType('jobs_tui.engine'); eng.__path__ = [sys.argv[1]]\n"
         "sys.modules.update({'jobs_tui': top, 'jobs_tui.engine': eng})\n"
         "before = set(sys.modules)\n"
-        "from jobs_tui.engine import protocol\n"
+        "from jobs_tui.engine.shim import protocol\n"
         "print(sorted(set(sys.modules) - before))\n"
     )
     done = subprocess.run(
@@ -50,7 +50,7 @@ def test_the_protocol_module_imports_nothing_when_the_shim_runs():
         timeout=30,
         check=True,
     )
-    assert eval(done.stdout) == ["jobs_tui.engine.protocol"]
+    assert eval(done.stdout) == ["jobs_tui.engine.shim.protocol"]
 
 
 def test_every_request_and_event_is_typed_and_documented():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.logwriter import LogWriter
-from jobs_tui.engine.regdir import RegDir, UnsafeDirectory
+from jobs_tui.engine.shim.logwriter import LogWriter
+from jobs_tui.engine.shim.regdir import RegDir, UnsafeDirectory
 
 OTHER_UID = 65534
 
@@ -178,8 +178,8 @@ def test_bind_leaves_the_cwd_where_it_was(tmp_path):
 
 def test_sessions_refuse_to_read_or_write_in_a_directory_swapped_for_another_users(tmp_path):
     """The session side: each open checks the directory it opens in (safefiles, store)."""
-    from jobs_tui.engine.safefiles import UnsafeFile, read_regular
-    from jobs_tui.engine.store import write_json_atomic
+    from jobs_tui.engine.registry.safefiles import UnsafeFile, read_regular
+    from jobs_tui.engine.registry.store import write_json_atomic
 
     reg = private(tmp_path / "reg")
     write_json_atomic(reg / "registry-x.json", {"mine": True})

@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from jobs_tui.engine import regfiles
-from jobs_tui.engine.paths import RegistryPaths
-from jobs_tui.engine.safefiles import read_regular
-from jobs_tui.engine.store import quarantine, write_bytes_atomic
+from jobs_tui.engine.registry import regfiles
+from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.registry.safefiles import read_regular
+from jobs_tui.engine.registry.store import quarantine, write_bytes_atomic
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.registry import prefer
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.registry.table import prefer
 
 ME = "session-me"
 PEER = "session-peer"

@@ -8,11 +8,11 @@ import os
 
 import pytest
 
-from jobs_tui.engine import store
 from jobs_tui.engine.config import Config
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.paths import RegistryPaths
-from jobs_tui.engine.registry import Registry
+from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.registry import store
+from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.registry.table import Registry
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -1,4 +1,4 @@
-"""The pure rules of `engine/resources.py` over plain rows: trees, CPU deltas, ports, the line."""
+"""The pure rules of `engine/procs/resources.py` over plain rows: trees, CPU deltas, ports, the line."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ import asyncio
 
 import pytest
 
-from jobs_tui.engine.format import memory, usage_line
-from jobs_tui.engine.model import JobRecord, JobStatus
-from jobs_tui.engine.proctable import Port, ProcRow, Scan
-from jobs_tui.engine.resources import (
+from jobs_tui.engine.procs.proctable import Port, ProcRow, Scan
+from jobs_tui.engine.procs.resources import (
     JobRoots,
     JobUsage,
     TreeSample,
@@ -20,6 +18,8 @@ from jobs_tui.engine.resources import (
     job_ports,
     roots,
 )
+from jobs_tui.engine.records.format import memory, usage_line
+from jobs_tui.engine.records.model import JobRecord, JobStatus
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobs_tui.engine.model import JobRecord, JobStatus
+from jobs_tui.engine.records.model import JobRecord, JobStatus
 
 
 def record(**extra) -> JobRecord:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine import sanitize as rules
-from jobs_tui.engine.sanitize import (
+from jobs_tui.engine.records import sanitize as rules
+from jobs_tui.engine.records.sanitize import (
     LINE_LIMIT,
     clip,
     last_line,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from jobs_tui.engine.shim import Shim
+from jobs_tui.engine.shim.main import Shim
 
 
 def test_output_event_after_the_pipe_closed_in_the_same_batch_is_ignored(tmp_path):

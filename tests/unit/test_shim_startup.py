@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs_tui.engine.launch import shim_command
+from jobs_tui.engine.session.launch import shim_command
 
 # Each of these costs milliseconds before the first byte (json pulls in re and enum, signal
 # and socket enum, selectors and array collections.abc, ctypes struct and its own classes).
@@ -121,7 +121,7 @@ def _imports_of_a_shim_run(tmp_path: Path, tty: bool) -> tuple[dict, set[str]]:
 def test_a_shim_loads_no_heavy_module_from_start_to_exit(tmp_path: Path, tty: bool):
     ready, modules = _imports_of_a_shim_run(tmp_path, tty)
     assert isinstance(ready.get("pid"), int), ready
-    assert "jobs_tui.engine.shim" in modules  # the report is the shim's, and it is read
+    assert "jobs_tui.engine.shim.main" in modules  # the report is the shim's, and it is read
     assert sorted(modules & HEAVY) == []
     assert (tmp_path / "j1.status").read_text() == "0"
     assert b"started" in (tmp_path / "j1.log").read_bytes()
@@ -149,7 +149,7 @@ CORPUS = [
 
 @pytest.mark.parametrize("value", CORPUS)
 def test_shimjson_dumps_as_json_does(value: object):
-    from jobs_tui.engine import shimjson
+    from jobs_tui.engine.shim import shimjson
 
     assert shimjson.dumps(value) == json.dumps(value)
     compact = (",", ":")
@@ -158,7 +158,7 @@ def test_shimjson_dumps_as_json_does(value: object):
 
 @pytest.mark.parametrize("value", CORPUS)
 def test_shimjson_loads_what_json_wrote(value: object):
-    from jobs_tui.engine import shimjson
+    from jobs_tui.engine.shim import shimjson
 
     text = json.dumps(value)
     for given in (text, f" \n{text}\t ", text.encode()):
@@ -169,7 +169,7 @@ def test_shimjson_loads_what_json_wrote(value: object):
     "bad", ["", "  ", "{", '{"a": 1} x', '{"a": 1}{}', "[1,]", "nul", '"\\x"', b"\xff", "{'a': 1}"]
 )
 def test_shimjson_refuses_what_json_refuses(bad: str | bytes):
-    from jobs_tui.engine import shimjson
+    from jobs_tui.engine.shim import shimjson
 
     with pytest.raises(ValueError):
         json.loads(bad)
@@ -178,7 +178,7 @@ def test_shimjson_refuses_what_json_refuses(bad: str | bytes):
 
 
 def test_shimjson_refuses_what_json_cannot_write():
-    from jobs_tui.engine import shimjson
+    from jobs_tui.engine.shim import shimjson
 
     with pytest.raises(TypeError):
         shimjson.dumps({"a": object()})
@@ -190,7 +190,7 @@ def test_shimjson_refuses_what_json_cannot_write():
 
 
 def test_signal_names_are_those_of_the_signal_module():
-    from jobs_tui.engine import procs
+    from jobs_tui.engine.shim import procs
 
     for number in range(1, 70):
         try:
@@ -208,7 +208,7 @@ def test_the_shim_becomes_a_subreaper_and_its_job_gets_a_death_signal():
     # `ctypes` itself is never imported.
     code = """
 import os, sys, time
-from jobs_tui.engine import spawn
+from jobs_tui.engine.shim import spawn
 top = os.getpid()
 assert spawn.set_child_subreaper()
 pid = os.fork()
@@ -229,7 +229,7 @@ print("ok", "ctypes" in sys.modules)
 
 
 def test_the_poll_selector_reports_as_selectors_does():
-    from jobs_tui.engine.shimserver import EVENT_READ, EVENT_WRITE, PollSelector
+    from jobs_tui.engine.shim.server import EVENT_READ, EVENT_WRITE, PollSelector
 
     sel = PollSelector()
     r, w = os.pipe()
@@ -267,8 +267,8 @@ def test_a_shim_whose_children_are_all_reaped_knows_its_tree_is_gone_without_a_s
     # In a child interpreter: reaping there must not take this test process's children.
     code = f"""
 import os, sys
-from jobs_tui.engine import procs
-from jobs_tui.engine.shim import Shim
+from jobs_tui.engine.shim import procs
+from jobs_tui.engine.shim.main import Shim
 spec = {_spec(tmp_path, False)!r}
 shim = Shim(spec)
 shim.spawn()

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import stat
 
-from jobs_tui.engine.regdir import RegDir
-from jobs_tui.engine.sizeindex import RECORD, SizeIndexWriter, parse, size_at
+from jobs_tui.engine.shim.regdir import RegDir
+from jobs_tui.engine.shim.sizeindex import RECORD, SizeIndexWriter, parse, size_at
 
 
 def _read(path: str) -> list[tuple[int, int, int]]:

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from jobs_tui.engine import sockdiag
-from jobs_tui.engine.proctable import (
+from jobs_tui.engine.procs import sockdiag
+from jobs_tui.engine.procs.proctable import (
     Port,
     ProcRow,
     listening_inodes,
@@ -69,7 +69,7 @@ def test_a_process_socket_inodes_are_read_from_its_fds(sockets):
 
 
 def test_socket_owners_read_fds_only_for_new_processes_and_new_listeners(sockets, monkeypatch):
-    from jobs_tui.engine import proctable
+    from jobs_tui.engine.procs import proctable
 
     reads: list[int] = []
     real = proctable.sockets_of

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jobs_tui.engine import store
-from jobs_tui.engine.store import (
+from jobs_tui.engine.registry import store
+from jobs_tui.engine.registry.store import (
     CorruptRegistry,
     load_all,
     parse_registry,
@@ -544,7 +544,7 @@ def test_huge_numbers_in_a_file_on_disk_quarantine_it(tmp_path):
 
 
 def test_a_marker_with_numbers_out_of_range_reads_as_no_pid(tmp_path):
-    from jobs_tui.engine.sessions import read_marker
+    from jobs_tui.engine.registry.sessions import read_marker
 
     path = tmp_path / "session-x.json"
     path.write_text('{"sessionId": "x", "pid": 1' + "0" * 40 + ', "updatedAt": 1e999}')

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from jobs_tui.engine.follower import LogFollower
+from jobs_tui.engine.logs.follower import LogFollower
 from jobs_tui.screens import terminal_replay as tr
 from jobs_tui.term.model import TermModel
 
@@ -101,7 +101,7 @@ class _Memory:
         self.position = min(position, len(data))
 
     def read(self, cap: int = 1 << 22):  # type: ignore[no-untyped-def]
-        from jobs_tui.engine.logs import SinceRead
+        from jobs_tui.engine.logs.segments import SinceRead
 
         chunk = self.data[self.position : self.position + cap]
         got = SinceRead(chunk, self.position, 0, len(self.data))

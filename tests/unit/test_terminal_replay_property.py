@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine.follower import LogFollower
+from jobs_tui.engine.logs.follower import LogFollower
 from jobs_tui.screens import terminal_replay as tr
 from jobs_tui.term.model import TermModel
 

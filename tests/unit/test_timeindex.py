@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jobs_tui.engine.logwriter import LogWriter
-from jobs_tui.engine.protocol import times_of
-from jobs_tui.engine.timeindex import (
+from jobs_tui.engine.shim.logwriter import LogWriter
+from jobs_tui.engine.shim.protocol import times_of
+from jobs_tui.engine.shim.timeindex import (
     INTERVAL_MS,
     MAX_FILE_BYTES,
     MAX_RECORDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jobs_tui.engine.timeindex import ENV_BENCH_OFF, TimeIndexWriter, parse
+from jobs_tui.engine.shim.timeindex import ENV_BENCH_OFF, TimeIndexWriter, parse
 
 
 def test_the_benchmarks_switch_keeps_a_shim_from_writing_an_index(tmp_path: Path, monkeypatch):

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from jobs_tui.engine import JobManager
-from jobs_tui.engine.rawtail import raw_tail
+from jobs_tui.engine.logs.rawtail import raw_tail
 
 # 60 x's at 40 columns (the terminal wraps them: 40, then 20), then, once resized to
 # 100 columns, 60 y's (one row).

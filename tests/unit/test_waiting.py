@@ -6,8 +6,14 @@ import re
 
 import pytest
 
-from jobs_tui.engine.results import InvalidArgument
-from jobs_tui.engine.waiting import LineMatch, LineScanner, WaitResult, check_ids, compile_until
+from jobs_tui.engine.records.results import InvalidArgument
+from jobs_tui.engine.session.waiting import (
+    LineMatch,
+    LineScanner,
+    WaitResult,
+    check_ids,
+    compile_until,
+)
 
 
 def scanner(pattern: str, start: int = 0) -> LineScanner:
@@ -48,7 +54,7 @@ def test_a_match_stops_the_scan_and_what_follows_is_kept_for_the_next_feed():
 
 
 def test_a_line_longer_than_the_cap_is_matched_on_its_last_mib():
-    from jobs_tui.engine.logs import LINE_CAP
+    from jobs_tui.engine.logs.segments import LINE_CAP
 
     scan = scanner(r"END$")
     for i in range(3):

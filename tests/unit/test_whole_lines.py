@@ -8,9 +8,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobs_tui.engine.follower import LogFollower
-from jobs_tui.engine.logwriter import LogWriter
-from jobs_tui.engine.wholelines import WholeLines
+from jobs_tui.engine.logs.follower import LogFollower
+from jobs_tui.engine.logs.wholelines import WholeLines
+from jobs_tui.engine.shim.logwriter import LogWriter
 
 NUMBERED = re.compile(r"(\d+):(y*)\n")
 

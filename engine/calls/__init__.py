@@ -1,0 +1,1 @@
+"""The published schemas and their checks: one definition of what any call may say."""

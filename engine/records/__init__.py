@@ -1,0 +1,1 @@
+"""What a job is and how it reads (records, results, bounds, text): pure, so the floor."""

@@ -1,0 +1,1 @@
+"""Records on disk: files, merge, ids, adoption, peers; all of the registry directory."""

@@ -1,0 +1,1 @@
+"""The session-side facade: `JobManager` and the parts it composes, over every room."""

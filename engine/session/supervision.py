@@ -1,0 +1,448 @@
+"""Supervision: starting a job's shim, one link to it, and what to do when it is gone.
+
+A job is recorded before its shim is launched, so whatever happens to the caller a job
+is never one nobody knows of; a record without pids is reattached through its socket
+(the shim's state carries them) or, once the launch window is over, settled as unknown.
+A dead shim took the job's group leader with it; the rest of the tree is swept by the
+job's marker.
+
+`Supervisor` owns the links, the attaches and launches under way, and the waiters on a
+job's finish and on its tree being gone. It settles through the callback it is given
+(the manager's one settle path) and publishes through another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from jobs_tui.engine.procs import remaining
+from jobs_tui.engine.records.model import EndReason, JobRecord, now_ms
+from jobs_tui.engine.records.results import JobError
+from jobs_tui.engine.registry import regfiles, reservations
+from jobs_tui.engine.registry.exitfiles import ExitInfo, read_exit
+from jobs_tui.engine.registry.reconcile import Facts, Plan, launching, plan
+from jobs_tui.engine.shim import procs
+from jobs_tui.engine.shim.protocol import (
+    EV_EXIT,
+    EV_GONE,
+    EV_OUTPUT,
+    EV_REMAINING,
+    OP_KILL,
+    OP_OWNER,
+    exit_info_fields,
+)
+
+from .launch import LaunchError, launch, start_spec
+from .link import LinkClosed, ShimLink
+from .outputnews import take_output
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from jobs_tui.engine.config import Config
+    from jobs_tui.engine.registry.paths import RegistryPaths
+    from jobs_tui.engine.registry.table import Registry
+    from jobs_tui.engine.shim.protocol import GoneEvent, Ready, StartSpec
+
+    Starter = Callable[[JobRecord, StartSpec, dict[str, str] | None], Awaitable[Ready]]
+
+RECONCILE_S = 1.0
+LAST_LINE_SAVE_S = 10.0  # a running job's new last line alone reaches the file this often
+SHIM_GONE = "shim-gone"  # end reason: the supervisor died, and the job's tree with it
+KILL_MARGIN_S = 5.0  # after the grace: SIGKILL was sent, the tree dies at once (unless in D)
+
+Settle = Callable[[JobRecord, ExitInfo | None], None]
+Publish = Callable[[str, JobRecord], None]
+
+
+class Supervisor:
+    """The process side of a session: launch, attach, reconcile, settle-gone."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        paths: RegistryPaths,
+        config: Config,
+        *,
+        persistent: bool,
+        settle: Settle,
+        publish: Publish,
+    ) -> None:
+        self.registry = registry
+        self.paths = paths
+        self.config = config
+        self.persistent = persistent
+        self._settle = settle
+        self._publish = publish
+        self._links: dict[str, ShimLink] = {}
+        self._attaching: dict[str, asyncio.Task[bool]] = {}
+        self._launching: set[str] = set()  # ids this process is starting right now
+        self.attach_all = True  # open(attach=False): each job is attached when it is needed
+        self._finished: dict[str, asyncio.Event] = {}  # set when a linked job settles
+        self._gone: dict[str, asyncio.Future[GoneEvent]] = {}  # kills awaiting the tree
+        self._lines_unsaved = False  # a last line changed since the registry was written
+        self._lines_saved_at = 0.0
+        self.swept: dict[str, int] = {}  # processes a settle of a gone shim's job killed
+
+    # -- links -------------------------------------------------------------------
+    def link(self, job_id: str) -> ShimLink | None:
+        """The open link to the job's shim, if this process holds one."""
+        return self._links.get(job_id)
+
+    def linked_ids(self) -> list[str]:
+        return sorted(self._links)
+
+    def finish_event(self, job_id: str) -> asyncio.Event | None:
+        """Set when the linked job settles (or is let go of); None without a link."""
+        if job_id not in self._links:
+            return None
+        return self._finished.get(job_id)
+
+    def announce_finish(self, job_id: str) -> None:
+        """The job settled: whoever waits on its finish event wakes up."""
+        event = self._finished.pop(job_id, None)
+        if event is not None:
+            event.set()
+
+    async def forget(self, job_id: str) -> None:
+        """A cleared job: its link closes, nobody waits on it any more."""
+        link = self._links.pop(job_id, None)
+        if link is not None:
+            await link.close()
+        self._finished.pop(job_id, None)
+
+    async def close(self) -> None:
+        """No half-made link survives a closing session; every link is closed."""
+        attempts = list(self._attaching.values())
+        for task in attempts:
+            task.cancel()
+        await asyncio.gather(*attempts, return_exceptions=True)
+        for link in list(self._links.values()):
+            await link.close()
+        self._links.clear()
+
+    def marker(self, job_id: str) -> str:
+        return procs.job_marker(self.paths.root, job_id)
+
+    # -- kills -------------------------------------------------------------------
+    async def kill(
+        self, record: JobRecord, signal: str, *, leftovers: bool = False
+    ) -> tuple[dict[str, Any], GoneEvent | None]:
+        """Ask the shim to kill the job's tree; (its reply, its `gone` report or None).
+
+        `leftovers`: the job finished; its shim kills what the job left behind, and the
+        report is awaited only when there was something to kill.
+        """
+        link = self._links.get(record.id)
+        if link is None:
+            return {}, None
+        gone = self._gone_waiter(record.id)
+        reply: dict[str, Any] = {}
+        with contextlib.suppress(LinkClosed, TimeoutError):  # it may be exiting right now
+            reply = await link.request({"op": OP_KILL, "signal": signal})
+        if leftovers and not int(reply.get("leftovers") or 0):
+            return reply, None
+        return reply, await self._until_gone(gone)
+
+    def _gone_waiter(self, job_id: str) -> asyncio.Future[GoneEvent]:
+        """Resolved by the shim's `gone` event (or its exit): shared by concurrent kills."""
+        waiter = self._gone.get(job_id)
+        if waiter is None or waiter.done():
+            waiter = asyncio.get_running_loop().create_future()
+            self._gone[job_id] = waiter
+        return waiter
+
+    async def _until_gone(self, waiter: asyncio.Future[GoneEvent]) -> GoneEvent | None:
+        limit = self.config.kill_grace_ms / 1000 + KILL_MARGIN_S
+        done, _ = await asyncio.wait({waiter}, timeout=limit)  # never cancels the waiter
+        return waiter.result() if done else None
+
+    def _resolve_gone(self, job_id: str, report: GoneEvent) -> None:
+        waiter = self._gone.pop(job_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(report)
+
+    async def tell_owner(self, job_id: str, pid: int | None) -> None:
+        """A taken-over job's shim watches its new owner (`pid`)."""
+        link = self._links.get(job_id)
+        if link is not None:
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                token = procs.start_token(pid) if pid else None
+                await link.request({"op": OP_OWNER, "pid": pid, "token": token})
+
+    # -- what the shim says ------------------------------------------------------
+    def _on_event(self, job_id: str, message: dict[str, Any]) -> None:
+        kind = message.get("ev")
+        record = self.registry.get(job_id)
+        if record is not None:
+            self._apply_output(record, message)
+            if kind == EV_EXIT:
+                self._settle(record, ExitInfo(*exit_info_fields(message)))
+            elif kind in (EV_OUTPUT, EV_REMAINING):
+                self._publish("job-output", record)
+        if kind == EV_GONE:
+            self._resolve_gone(job_id, message)  # type: ignore[arg-type]
+
+    def _apply_output(self, record: JobRecord, message: dict[str, Any]) -> None:
+        changed, line = take_output(record, message)
+        left = message.get("remaining")
+        valid = isinstance(left, int) and not isinstance(left, bool) and left >= 0
+        if valid and left != record.remaining_processes:
+            record.remaining_processes = left
+            changed = True
+        if changed:
+            self.registry.mark_dirty()
+        if line:
+            self._lines_unsaved = True  # written with the next write, or within 10 s
+
+    def _save_lines_when_due(self, now: float) -> None:
+        """A printing job changes its last line every second: the record is rewritten
+        for that alone at most every LAST_LINE_SAVE_S (peers' screens read the live line
+        from the log; the file's is for lists), any other change writes it at once."""
+        if self.registry.dirty:
+            self._lines_unsaved, self._lines_saved_at = False, now
+        elif self._lines_unsaved and now - self._lines_saved_at >= LAST_LINE_SAVE_S:
+            self._lines_unsaved, self._lines_saved_at = False, now
+            self.registry.mark_dirty()
+
+    def _on_link_closed(self, job_id: str) -> None:
+        self._links.pop(job_id, None)
+        record = self.registry.get(job_id)
+        if record is not None and record.running:
+            self.settle_gone(record)
+        self._resolve_gone(job_id, {})  # a shim exits only once its tree is gone
+
+    # -- reconcile ---------------------------------------------------------------
+    async def reconcile_loop(self) -> None:
+        """Every second: peers' files, then own jobs (a write a full disk refused, again)."""
+        while True:
+            await asyncio.sleep(RECONCILE_S)
+            try:
+                self.registry.refresh_peers(now_ms(), force=True)
+                await self.reconcile()
+            except OSError:
+                pass
+            except Exception as exc:  # one bad pass must not end the loop for good
+                self.registry.report(f"reconcile: {type(exc).__name__}: {str(exc)[:200]}")
+            self._save_lines_when_due(asyncio.get_running_loop().time())
+            self.registry.save_if_dirty()
+
+    async def reconcile(self) -> None:
+        """Own running records without a live link: settle, reattach, or kill as orphans."""
+        await self._drop_lost_links()
+        adopted = {r.id for r in self.registry.take_adopted()}
+        for record in self.registry.own_running():
+            if record.id in self._links or record.id in self._launching:
+                continue
+            if record.pid is None and record.shim_pid is None:
+                lazy = not self.attach_all and record.id not in adopted
+                if lazy and launching(record, now_ms()):
+                    continue  # the call starting it fills its pids in
+                await self._reconcile_launching(record, record.id in adopted)
+                continue
+            info = read_exit(self.paths, record.id, record.status_path)
+            alive = procs.same_process(record.pid, record.start_token) or procs.same_process(
+                record.shim_pid, record.shim_token
+            )
+            facts = Facts(alive, info is not None, own=True, adopted=record.id in adopted)
+            action = plan(record, facts)
+            if action is Plan.SETTLE:
+                self.settle_gone(record)
+            elif action is Plan.KILL_ORPHAN:
+                await self._kill_orphan(record)
+            elif action is Plan.REATTACH and self.attach_all:
+                await self.attach(record)  # else (attach=False): when something needs it
+
+    async def link_for(self, record: JobRecord, own: bool) -> ShimLink | None:
+        """The job's shim link; a session opened with attach=False attaches to it now."""
+        link = self._links.get(record.id)
+        if link is None and not self.attach_all and record.running and own:
+            await self.attach(record)
+            link = self._links.get(record.id)
+        return link
+
+    async def _drop_lost_links(self) -> None:
+        """Let go of jobs another process took over or cleared: no settle, no kill."""
+        for job_id in self.registry.take_lost():
+            link = self._links.pop(job_id, None)
+            if link is not None:
+                await link.close()
+            self.announce_finish(job_id)  # a waiter on it goes back to polling the record
+
+    async def _reconcile_launching(self, record: JobRecord, adopted: bool) -> None:
+        """A record written before its shim reported ready (its caller died, or is slow).
+
+        Its shim, if any, answers on the job's socket with the pids; a non-detached job of
+        a dead owner is then killed as an orphan (its shim kills it too). No answer after
+        the launch window: it never started, or its shim died; sweep and settle unknown.
+        """
+        listening = regfiles.exists(self.paths.socket(record.id))
+        if not listening and read_exit(self.paths, record.id, record.status_path) is None:
+            if adopted and not record.detached:
+                # Its owner is dead: a shim still on its way finds that out before it
+                # spawns anything (or kills what it spawned): it never runs.
+                procs.sweep(self.marker(record.id))
+                self._settle(record, None)
+                return
+            if launching(record, now_ms()):
+                return  # not listening yet
+        if not await self.attach(record):
+            return
+        if adopted and not record.detached and record.running:
+            await self._kill_orphan(record)
+
+    async def _kill_orphan(self, record: JobRecord) -> None:
+        if await self.attach(record) and record.running:
+            link = self._links[record.id]
+            with contextlib.suppress(LinkClosed, TimeoutError):
+                message = {"op": OP_KILL, "signal": "SIGTERM", "reason": EndReason.OWNER_GONE}
+                await link.request(message)
+            return
+        marker = self.marker(record.id)
+        if record.running and procs.kill_group_checked(record.pid, record.start_token, 9, marker):
+            self._settle(record, ExitInfo(-9, EndReason.OWNER_GONE.value, "SIGKILL", now_ms()))
+
+    def settle_gone(self, record: JobRecord) -> None:
+        """The shim is gone: settle from its files, else sweep what is left and say so.
+
+        A shim that is still alive (a connect that failed under load, a link it dropped)
+        is not gone: the reconcile loop attaches to it again. A dead one took the job's
+        group leader with it (its death signal); the rest of the tree is found by the
+        job's marker and killed, so nothing of a job outlives its supervisor.
+        """
+        info = read_exit(self.paths, record.id, record.status_path)
+        if info is None and record.pid is None and record.shim_pid is None:
+            if record.id in self._launching or launching(record, now_ms()):
+                return  # recorded before its shim reported ready: give it the launch window
+            self.swept[record.id] = remaining.kill_gone_shim(self.marker(record.id), record)
+            self._settle(record, None)
+            return
+        if record.shim_pid is None:  # a supervisor-less job (another tool's)
+            if info is None and procs.same_process(record.pid, record.start_token):
+                return  # polled until its pid is gone
+            self._settle(record, info)
+            return
+        if procs.same_process(record.shim_pid, record.shim_token):
+            if info is not None:
+                self._settle(record, info)
+            return
+        swept = remaining.kill_gone_shim(self.marker(record.id), record)
+        self.swept[record.id] = swept
+        if info is None and (procs.LINUX or swept):
+            info = ExitInfo(-9, SHIM_GONE, "SIGKILL", now_ms())
+        self._settle(record, info)
+
+    # -- launch and attach -------------------------------------------------------
+    async def launch(
+        self,
+        record: JobRecord,
+        *,
+        cols: int,
+        rows: int,
+        env: dict[str, str] | None,
+        starter: Starter | None = None,
+    ) -> JobRecord:
+        """Record the job, start its shim, fill in its pids, attach to it.
+
+        `starter` starts the shim from its spec (default: `launch` in a thread); a restart
+        gives one that holds the shim until the old job has stopped (restarts.py)."""
+        job_id = record.id
+        owner = None if (record.detached or self.persistent) else os.getpid()
+        spec = start_spec(record, self.paths, self.config, owner, self.marker(job_id), cols, rows)
+        # The record first: whatever happens to this process from here on, the job is
+        # never one nobody knows of (a record without a pid is reattached by its socket).
+        self.registry.add(record)
+        try:
+            self.registry.persist()
+        except OSError as exc:
+            self._forget_start(job_id)
+            raise JobError(f"could not record the job: {exc.strerror or exc}", "command") from exc
+        self._launching.add(job_id)
+        try:
+            if starter is None:
+                ready = await asyncio.to_thread(launch, spec, env=env)
+            else:
+                ready = await starter(record, spec, env)
+        except (LaunchError, OSError, JobError) as exc:
+            procs.sweep(spec["marker"])  # a shim that answered too late must not leave a job
+            self._forget_start(job_id)
+            if isinstance(exc, JobError):
+                raise
+            raise JobError(str(exc), "command") from exc
+        finally:
+            self._launching.discard(job_id)
+        self._identify(record, ready)
+        self.registry.save()
+        reservations.release(self.paths, job_id)
+        self._publish("job-started", record)
+        await self.attach(record)
+        return record
+
+    def _forget_start(self, job_id: str) -> None:
+        """A start that failed: no record, no files, no reservation."""
+        with contextlib.suppress(OSError):
+            self.registry.remove([job_id])
+        reservations.release(self.paths, job_id)
+
+    def _identify(self, record: JobRecord, ready: dict[str, Any]) -> bool:
+        """Fill a record's pids and start tokens from the shim's ready line or state."""
+        if record.pid is not None or not isinstance(ready.get("pid"), int):
+            return False
+        record.pid = ready["pid"]
+        for attr, key in (("start_token", "startToken"), ("shim_token", "shimToken")):
+            value = ready.get(key)
+            setattr(record, attr, value if isinstance(value, str) else None)
+        shim_pid = ready.get("shimPid")
+        record.shim_pid = shim_pid if isinstance(shim_pid, int) else None
+        group = ready.get("cgroup")
+        record.cgroup = group if isinstance(group, str) else None
+        self.registry.mark_dirty()
+        return True
+
+    async def attach(self, record: JobRecord) -> bool:
+        """Connect to the job's shim for events and control; settle it if it is gone.
+
+        One link per job: a second attach while one is under way (a start's own and the
+        reconcile loop's) waits for the first instead of opening another.
+        """
+        if record.id in self._links:
+            return True
+        pending = self._attaching.get(record.id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        attempt = asyncio.get_running_loop().create_task(self._connect(record))
+        self._attaching[record.id] = attempt
+        try:
+            return await asyncio.shield(attempt)
+        except asyncio.CancelledError:
+            if not attempt.done():  # a closing session: no half-made link survives it
+                attempt.cancel()
+                with contextlib.suppress(BaseException):
+                    await attempt
+            raise
+        finally:
+            if self._attaching.get(record.id) is attempt and attempt.done():
+                del self._attaching[record.id]
+
+    async def _connect(self, record: JobRecord) -> bool:
+        link = ShimLink(record.id, self._on_event, self._on_link_closed)
+        self._finished.setdefault(record.id, asyncio.Event())
+        try:
+            state = await link.connect(regfiles.reach(self.paths.socket(record.id)))
+        except (OSError, LinkClosed, TimeoutError):
+            await link.close()
+            self.settle_gone(record)
+            return False
+        except BaseException:  # cancelled (a closing session): no read loop left behind
+            await link.close()
+            raise
+        self._links[record.id] = link
+        self._identify(record, state)  # a record written before its shim reported ready
+        self._apply_output(record, state)
+        if state.get("running") is False:
+            self._settle(record, ExitInfo(*exit_info_fields(state)))
+        return True
