@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from jobs_tui.engine.shim.protocol import Ready, StartSpec
 
 SHIM_MODULE = "jobs_tui.engine.shim.main"
-ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+# The engine's folder (the shim's `jobs_tui.engine`), one up from this room's.
+ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Skip `site` (-I -S): the shim needs only the stdlib and its own package, whose
 # modules are found through a package object made here instead of through site-packages
 # (an editable install's finder is itself a `site` import). `type(sys)` is the module

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.records.format import elapsed_ms as format_elapsed_ms
 from jobs_tui.engine.records.model import JobRecord, now_ms
-from jobs_tui.engine.registry.outcomes import (  # the core's words for a record; re-exported for the facades
+from jobs_tui.engine.registry.outcomes import (  # the core's words, re-exported here
     exit_status_code,
     iso_utc,
     state,

@@ -143,7 +143,9 @@ MODULES = (
     "import sys\n"
     "from jobs_tui.app.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "heavy = sorted(m for m in sys.modules if m in ('asyncio', 'jobs_tui.engine.session.manager'))\n"
+    "heavy = sorted(\n"
+    "    m for m in sys.modules if m in ('asyncio', 'jobs_tui.engine.session.manager')\n"
+    ")\n"
     "print('HEAVY', heavy, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )

@@ -15,7 +15,7 @@ from jobs_tui.engine.registry.paths import RegistryPaths
 from jobs_tui.engine.session.launch import start_spec
 from jobs_tui.engine.shim import protocol
 
-ENGINE = Path(protocol.__file__).parent
+ENGINE = Path(protocol.__file__).parents[1]  # engine/, the shim's `jobs_tui.engine`
 
 
 def typed() -> dict[str, Any]:
@@ -50,7 +50,7 @@ def test_the_protocol_module_imports_nothing_when_the_shim_runs():
         timeout=30,
         check=True,
     )
-    assert eval(done.stdout) == ["jobs_tui.engine.shim.protocol"]
+    assert eval(done.stdout) == ["jobs_tui.engine.shim", "jobs_tui.engine.shim.protocol"]
 
 
 def test_every_request_and_event_is_typed_and_documented():

@@ -1,4 +1,5 @@
-"""The pure rules of `engine/procs/resources.py` over plain rows: trees, CPU deltas, ports, the line."""
+"""The pure rules of `engine/procs/resources.py` over plain rows: trees, CPU deltas, ports,
+the line."""
 
 from __future__ import annotations
 
