@@ -18,10 +18,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from jobs_tui.engine.records.ids import MAX_JOB_NUMBER as MAX_JOB_NUMBER  # j1..j999999999
 from jobs_tui.engine.records.model import ACTIONS
-from jobs_tui.engine.registry.paths import (
-    MAX_JOB_NUMBER as MAX_JOB_NUMBER,  # ids are j1..j999999999
-)
 from jobs_tui.engine.shim.protocol import KILL_SIGNALS
 from jobs_tui.engine.shim.protocol import MAX_COLS as MAX_COLS
 from jobs_tui.engine.shim.protocol import MAX_ROWS as MAX_ROWS

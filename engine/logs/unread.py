@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from jobs_tui.engine.records.ids import is_job_id
 from jobs_tui.engine.registry import regfiles
-from jobs_tui.engine.registry.paths import is_job_id
 from jobs_tui.engine.registry.safefiles import REGISTRY_FILE_LIMIT, read_regular
 from jobs_tui.engine.registry.store import write_json_atomic
 

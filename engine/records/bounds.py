@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from jobs_tui.engine.registry.paths import MAX_JOB_NUMBER
+from .ids import MAX_JOB_NUMBER
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:

@@ -8,11 +8,12 @@ import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from jobs_tui.engine.registry.paths import is_job_id
 from jobs_tui.engine.shim.protocol import (
     KILL_SIGNALS as KILL_SIGNALS,  # defined once, in the protocol
 )
 from jobs_tui.engine.shim.protocol import MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS
+
+from .ids import is_job_id
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from jobs_tui.engine.config import Config
-
 from . import regfiles, sessions
 from .paths import RegistryPaths, claimer, session_hash
 from .safefiles import UnsafeFile
@@ -22,9 +20,10 @@ from .store import CorruptRegistry, RegistryFile, quarantine, read_registry
 
 
 def adoptable(
-    paths: RegistryPaths, config: Config, session_id: str, file: RegistryFile, now_ms: int
+    paths: RegistryPaths, session_ttl_ms: int, session_id: str, file: RegistryFile, now_ms: int
 ) -> bool:
-    """A dead session's file, or a claim whose claimer died (or was us) before finishing."""
+    """A dead session's file, or a claim whose claimer died (or was us) before finishing;
+    a session is dead once its marker is older than `session_ttl_ms` (the config's)."""
     if file.path is None:
         return False
     claimed_by = claimer(file.path.name)
@@ -32,10 +31,10 @@ def adoptable(
         if claimed_by == session_hash(session_id):
             return True
         marker = sessions.read_marker(paths.marker_file_of(claimed_by))
-        return not sessions.marker_alive(marker, now_ms, config.session_ttl_ms)
+        return not sessions.marker_alive(marker, now_ms, session_ttl_ms)
     if file.unknown.get("persistent") is True:
         return False  # a command-line session: no process stays alive, by design
-    return not sessions.session_alive(paths, file.session_id, now_ms, config.session_ttl_ms)
+    return not sessions.session_alive(paths, file.session_id, now_ms, session_ttl_ms)
 
 
 def claim(paths: RegistryPaths, path: Path, session_id: str) -> tuple[Path, RegistryFile] | None:

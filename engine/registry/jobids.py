@@ -4,9 +4,10 @@ every registry file, so two sessions (or two processes of one) never share a `j<
 from __future__ import annotations
 
 from jobs_tui.engine.records.bounds import MAX_COUNTER
+from jobs_tui.engine.records.ids import MAX_JOB_NUMBER, job_number
 
 from . import reservations
-from .paths import MAX_JOB_NUMBER, RegistryPaths, job_number
+from .paths import RegistryPaths
 from .store import load_all
 
 

@@ -24,8 +24,6 @@ APP_NAME = "jobs-tui"
 MAX_SOCKET_PATH = 100
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-_JOB_ID = re.compile(r"^j([1-9][0-9]{0,8})\Z")  # \Z: "$" would accept a trailing "\n"
-MAX_JOB_NUMBER = 999_999_999  # j<n> has at most nine digits
 # Names of the registry directory's files (RegistryPaths builds them; readers match them).
 REGISTRY_PREFIX, MARKER_PREFIX, CURSORS_PREFIX = "registry-", "session-", "cursors-"
 LEGACY_REGISTRY = "registry.json"
@@ -81,17 +79,6 @@ def default_config_path() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
-
-
-def is_job_id(text: str) -> bool:
-    return bool(_JOB_ID.match(text))
-
-
-def job_number(job_id: str) -> int:
-    match = _JOB_ID.match(job_id)
-    if not match:
-        raise ValueError(f"not a job id: {job_id!r}")
-    return int(match.group(1))
 
 
 def job_file_number(name: str) -> int | None:

@@ -12,10 +12,11 @@ import os
 import time
 
 from jobs_tui.engine.records.bounds import PID_MAX
+from jobs_tui.engine.records.ids import MAX_JOB_NUMBER
 from jobs_tui.engine.shim import procs
 
 from . import regfiles
-from .paths import MAX_JOB_NUMBER, RegistryPaths, job_file_number
+from .paths import RegistryPaths, job_file_number
 from .safefiles import UnsafeFile, read_regular
 
 LAUNCH_GRACE_MS = 30_000  # longer than any launch: a dead writer's shim may still be starting

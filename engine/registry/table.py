@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
-from jobs_tui.engine.config import Config
+from jobs_tui.engine.records.ids import job_number
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.shim import cgroup
 
@@ -32,7 +33,7 @@ from .ownership import (
     taken_from,
 )
 from .ownfile import OwnFile, merge_own, pruned_field
-from .paths import RegistryPaths, claim_base, job_number
+from .paths import RegistryPaths, claim_base
 from .peerview import settle_view
 from .store import (
     CorruptRegistry,
@@ -53,9 +54,19 @@ MAX_PROBLEMS = 1000  # distinct problems remembered (each is reported once)
 _OWN_FIELDS = ("persistent", "pruned")  # top-level extras of our own file, rewritten each time
 
 
+class Limits(Protocol):
+    """What the registry reads of the session's `Config`: the config names where the registry
+    is (it sits above this room), so the registry names only the two limits it keeps."""
+
+    @property
+    def max_jobs(self) -> int: ...
+    @property
+    def session_ttl_ms(self) -> int: ...
+
+
 class Registry:
     def __init__(
-        self, paths: RegistryPaths, session_id: str, config: Config, *, persistent: bool = False
+        self, paths: RegistryPaths, session_id: str, config: Limits, *, persistent: bool = False
     ) -> None:
         self.paths = paths
         self.session_id = session_id
@@ -182,7 +193,9 @@ class Registry:
             if file.path == self.own_path:
                 continue
             self.counter = max(self.counter, file.counter)
-            if adoption.adoptable(self.paths, self.config, self.session_id, file, now_ms):
+            if adoption.adoptable(
+                self.paths, self.config.session_ttl_ms, self.session_id, file, now_ms
+            ):
                 if self.read_only:
                     self.due.append(f"{file.path.name if file.path else '?'}: adopt")
                 elif self._adopt(file):

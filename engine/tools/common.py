@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.records.format import elapsed_ms as format_elapsed_ms
+from jobs_tui.engine.records.ids import is_job_id
 from jobs_tui.engine.records.model import JobRecord, now_ms
 from jobs_tui.engine.registry.outcomes import (  # the core's words, re-exported here
     exit_status_code,
@@ -18,7 +19,6 @@ from jobs_tui.engine.registry.outcomes import (  # the core's words, re-exported
     state,
     stop_reason,
 )
-from jobs_tui.engine.registry.paths import is_job_id
 
 from .validation import ToolInputError, quote
 

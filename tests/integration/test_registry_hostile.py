@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from jobs_tui.engine import JobError, JobManager, UnknownJob
+from jobs_tui.engine.records.ids import is_job_id
 from jobs_tui.engine.records.model import JobStatus
-from jobs_tui.engine.registry.paths import RegistryPaths, is_job_id
+from jobs_tui.engine.registry.paths import RegistryPaths
 from jobs_tui.engine.registry.safefiles import REGISTRY_FILE_LIMIT
 from jobs_tui.engine.tools import JobTools
 

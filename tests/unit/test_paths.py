@@ -14,11 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from jobs_tui.engine.records.ids import is_job_id, job_number
 from jobs_tui.engine.registry.paths import (
     MAX_SOCKET_PATH,
     RegistryPaths,
-    is_job_id,
-    job_number,
     project_key,
     session_hash,
 )
