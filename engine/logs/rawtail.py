@@ -23,7 +23,6 @@ from .follower import LOG_END, LogFollower
 if TYPE_CHECKING:
     from jobs_tui.engine.records.model import JobRecord
     from jobs_tui.engine.registry.paths import RegistryPaths
-    from jobs_tui.engine.session.manager import JobManager
 
 RAW_TAIL_BYTES = 1024 * 1024  # what a rendering reads of a log at most (term.plan.SCAN_BYTES:
 # it emulates the last 256 KiB, or a main-screen program from its last redraw within this)
@@ -53,6 +52,17 @@ class RawTail:
     @property
     def whole(self) -> bool:
         return self.offset == 0
+
+
+class LogSource(Protocol):
+    """What a raw tail reads through: a session's records and followers of their logs
+    (`JobManager` is one; the logs sit below the session, so they name only this)."""
+
+    def get(self, job_id: str) -> JobRecord: ...
+
+    def log_files(self, record: JobRecord) -> tuple[str, str]: ...
+
+    def follow(self, job_id: str, position: int = LOG_END) -> LogFollower: ...
 
 
 class TtyRenderer(Protocol):
@@ -151,7 +161,7 @@ def read_tail(
 
 
 async def raw_tail(
-    manager: JobManager, job_id: str, cap: int = RAW_TAIL_BYTES, dated: bool = False
+    manager: LogSource, job_id: str, cap: int = RAW_TAIL_BYTES, dated: bool = False
 ) -> RawTail:
     """The job's last `cap` bytes of output, raw (UnknownJob, JobError when unreadable);
     `dated`: with the times of its bytes (the time index)."""

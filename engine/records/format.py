@@ -8,7 +8,30 @@ from .model import JobRecord, JobStatus
 
 TYPE_CHECKING = False  # not `typing`: short command-line calls import this module
 if TYPE_CHECKING:
-    from jobs_tui.engine.procs.resources import JobUsage
+    from collections.abc import Sequence
+    from typing import Protocol
+
+    class PortLike(Protocol):
+        """A listening port as `procs.proctable.Port` has it."""
+
+        @property
+        def port(self) -> int: ...
+        @property
+        def proto(self) -> str: ...
+
+    class UsageLike(Protocol):
+        """What `usage_line` reads of a `procs.resources.JobUsage` (the records sit below
+        the process table: they name the shape, not the class)."""
+
+        @property
+        def cpu_percent(self) -> float | None: ...
+        @property
+        def rss_bytes(self) -> int: ...
+        @property
+        def process_count(self) -> int: ...
+        @property
+        def ports(self) -> Sequence[PortLike]: ...
+
 
 GLYPHS = {
     JobStatus.RUNNING: "▸",
@@ -170,7 +193,7 @@ def memory(nbytes: int) -> str:
     return f"{nbytes / 1024:.0f} KiB"
 
 
-def usage_line(usage: JobUsage) -> str:
+def usage_line(usage: UsageLike) -> str:
     """The detail pane's line: `cpu 12% · mem 85 MiB · 3 procs · listening :5173`.
 
     `cpu –` until a second sample gives a rate; UDP ports carry `/udp`; no ports, no

@@ -29,7 +29,7 @@ from .link import LinkClosed, ShimLink
 if TYPE_CHECKING:
     from jobs_tui.engine.shim.protocol import GoneEvent
 
-    from .manager import JobManager
+    from .parts import ControlSession
 
 PEER_POLL_S = 0.2  # a peer's finish reaches us by its registry file: looked at this often
 
@@ -37,7 +37,7 @@ PEER_POLL_S = 0.2  # a peer's finish reaches us by its registry file: looked at 
 class Controller:
     """The verbs of `JobManager` that change a job."""
 
-    def __init__(self, manager: JobManager) -> None:
+    def __init__(self, manager: ControlSession) -> None:
         self.jm = manager
 
     def own_running(self, job_id: str, verb: str, supervise: bool = False) -> JobRecord:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from jobs_tui.engine.registry.paths import RegistryPaths
     from jobs_tui.engine.shim.protocol import Ready, StartSpec
 
-    from .manager import JobManager
+    from .parts import RestartSession
 
 ENV_FILE_LIMIT = 4 * 1024 * 1024
 KEEP_LAUNCHING_S = 5.0  # well within reconcile.LAUNCH_WINDOW_MS (15 s)
@@ -97,7 +97,7 @@ def load(paths: RegistryPaths, record: JobRecord) -> Saved:
     return Saved(env, cols, rows)
 
 
-async def restart(jm: JobManager, job_id: str, supervise: bool = False) -> JobRecord:
+async def restart(jm: RestartSession, job_id: str, supervise: bool = False) -> JobRecord:
     """See `JobManager.restart`. Everything is checked before the old job is touched.
 
     A running job is stopped only once its replacement is as far as it can get without
@@ -141,7 +141,7 @@ async def restart(jm: JobManager, job_id: str, supervise: bool = False) -> JobRe
 class _Stopper:
     """The shim start of a restart: held until the old job has stopped."""
 
-    def __init__(self, jm: JobManager, old_id: str, supervise: bool = False) -> None:
+    def __init__(self, jm: RestartSession, old_id: str, supervise: bool = False) -> None:
         self.jm = jm
         self.old_id = old_id
         self.supervise = supervise  # another session's job: killed where it is

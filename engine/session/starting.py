@@ -13,7 +13,7 @@ from jobs_tui.engine.records.results import Refused
 from .newjob import kept_for_restart, new_record, reserve_id
 
 if TYPE_CHECKING:
-    from .manager import JobManager
+    from .parts import StartSession
     from .supervision import Starter
 
 WINDOWS = sys.platform == "win32"
@@ -24,7 +24,7 @@ DETACH_REFUSAL = (
 
 
 async def start(
-    jm: JobManager,
+    jm: StartSession,
     command: str,
     *,
     label: str | None,

@@ -15,7 +15,13 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jobs_tui.engine.logs.rawtail import ScreenDelta, read_sizes, record_follower, term_size
+from jobs_tui.engine.logs.rawtail import (
+    LogSource,
+    ScreenDelta,
+    read_sizes,
+    record_follower,
+    term_size,
+)
 from jobs_tui.engine.records.results import JobError
 
 if TYPE_CHECKING:
@@ -23,8 +29,6 @@ if TYPE_CHECKING:
     from jobs_tui.engine.logs.unread import Unread
     from jobs_tui.engine.records.model import JobRecord
     from jobs_tui.engine.registry.paths import RegistryPaths
-
-    from .manager import JobManager
 
 PRIME_BYTES = 128 * 1024  # what came before the unread bytes, fed to know the screen
 
@@ -57,7 +61,7 @@ def read_screen_text(
 
 
 async def screen_text(
-    manager: JobManager, record: JobRecord, unread: Unread, delta: ScreenDelta | None
+    manager: LogSource, record: JobRecord, unread: Unread, delta: ScreenDelta | None
 ) -> str:
     """`read_screen_text` off the event loop, over the manager's followers."""
     if delta is None or not record.tty:

@@ -31,7 +31,7 @@ from jobs_tui.engine.records.results import InvalidArgument, JobError, Refused
 from jobs_tui.engine.records.sanitize import sanitize_log
 
 if TYPE_CHECKING:
-    from .manager import JobManager
+    from .parts import WaitSession
 
 PEER_POLL_S = 0.5  # a peer's job: no link reports it, its registry file and log are looked at
 FALLBACK_POLL_S = 0.25  # without inotify: a linked job's log is looked at this often, too
@@ -196,7 +196,7 @@ class _Watch:
 
 
 async def wait_many(
-    jm: JobManager,
+    jm: WaitSession,
     ids: Sequence[str],
     *,
     mode: str = "all",
@@ -290,7 +290,7 @@ async def wait_many(
             logwatch.close()
 
 
-def _follower(jm: JobManager, record: JobRecord, from_start: bool) -> LogFollower:
+def _follower(jm: WaitSession, record: JobRecord, from_start: bool) -> LogFollower:
     """From the job's start, or from the start of the line in progress now: a line that
     is finished only after the call began is new, whole (no log yet: all of it is new)."""
     live, previous = jm.log_files(record)
@@ -328,7 +328,7 @@ async def _scan_all(watches: list[_Watch]) -> LineMatch | None:
 
 
 def _result(
-    jm: JobManager,
+    jm: WaitSession,
     watches: list[_Watch],
     reason: Reason,
     match: LineMatch | None,
