@@ -162,3 +162,87 @@ def test_the_vocabularies_call_no_private_manager_member():
         path.name: private_manager_uses(path.read_text()) for path in sorted(TOOLS.glob("*.py"))
     }
     assert {name: uses for name, uses in used.items() if uses} == {}
+
+
+# -- the rooms (issue 25): engine/<room>/, each a package, each in the layers ------------
+
+ENGINE = ROOT / "engine"
+SHIM = ENGINE / "shim"
+# The shim's lazy non-Linux fallbacks; pyproject's shim contract names them, with why.
+SHIM_FALLBACKS = {("procs.py", "psutil"), ("sweep.py", "psutil")}
+
+
+def outside_the_shim(source: str, filename: str) -> list[str]:
+    """Every import (at any depth) of a shim module that is neither the standard library
+    nor the shim itself (`from .x`, `jobs_tui.engine.shim.x`), fallbacks apart."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                continue  # the shim's own folder
+            names = ["." * node.level + (node.module or "")]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            own = name == "jobs_tui.engine.shim" or name.startswith("jobs_tui.engine.shim.")
+            if own or top in sys.stdlib_module_names or (filename, top) in SHIM_FALLBACKS:
+                continue
+            found.append(f"{filename}:{node.lineno}: {name}")
+    return found
+
+
+def test_the_shim_scan_finds_what_is_not_the_standard_library():
+    planted = (
+        "import os, psutil\n"
+        "from . import procs\n"
+        "from jobs_tui.engine.shim.protocol import X\n"
+        "def f():\n"
+        "    from .. import config\n"
+        "    from jobs_tui.engine.records import model\n"
+        "    import ptyprocess\n"
+    )
+    assert outside_the_shim(planted, "x.py") == [
+        "x.py:1: psutil",
+        "x.py:5: ..",
+        "x.py:6: jobs_tui.engine.records",
+        "x.py:7: ptyprocess",
+    ]
+    assert outside_the_shim("import psutil", "procs.py") == []
+
+
+def test_the_shim_imports_the_standard_library_and_itself_only():
+    """It runs in every job's supervisor, started `python -I -S`: a third-party package is
+    not even on its path (site-packages is not read), another room would slow its start."""
+    found = [
+        hit
+        for path in sorted(SHIM.glob("*.py"))
+        for hit in outside_the_shim(path.read_text(), path.name)
+    ]
+    assert found == []
+
+
+def rooms() -> list[str]:
+    return sorted(p.parent.name for p in ENGINE.glob("*/__init__.py"))
+
+
+def test_every_room_is_a_layer_and_an_installed_package():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools = config["tool"]["setuptools"]
+    (layers,) = [c for c in contracts() if c["type"] == "layers"]
+    named = {name.strip() for layer in layers["layers"] for name in layer.split("|")}
+    assert len(rooms()) >= 8
+    for room in rooms():
+        package = f"jobs_tui.engine.{room}"
+        assert package in named, package
+        assert package in setuptools["packages"], package
+        assert setuptools["package-dir"][package] == f"engine/{room}", package
+
+
+def test_no_room_holds_more_than_twenty_modules():
+    sizes = {room: len(list((ENGINE / room).glob("*.py"))) - 1 for room in rooms()}
+    assert max(sizes.values()) <= 20, sizes
+    # at the top: the public API (__init__) and the config everyone reads, nothing else
+    assert {p.stem for p in ENGINE.glob("*.py")} == {"__init__", "config"}
