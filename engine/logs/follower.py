@@ -36,7 +36,7 @@ class LogFollower:
 
     @property
     def path(self) -> str:
-        """The live segment's file: what a watcher (`logwatch.LogWatch`) watches for writes."""
+        """The live segment's file: what a watcher (`logs.watch.LogWatch`) watches for writes."""
         return self._live
 
     def read(self, cap: int = READ_CAP) -> SinceRead:

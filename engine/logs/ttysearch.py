@@ -4,7 +4,7 @@ A terminal job's bytes' lines are not what its terminal showed: a line a program
 overwrote in place (`error: fail`, `ESC[1G ESC[K`, `ok: fine`) is one line of both, a
 full-screen program's escapes cut its text, a width probe stays. So a door that has an
 emulator (a `TtyDater`: the command line's, the MCP server's) renders them, dated by the
-time index, and these functions search and filter those rows as `logsearch` does lines:
+time index, and these functions search and filter those rows as `logs.search` does lines:
 the same `SearchResult` (matching rows, `context` rows around them, gaps, a limit and a
 count of what it cut), each row with its offset and time.
 """
@@ -37,7 +37,7 @@ def search_rows(
     limit: int = 200,
 ) -> SearchResult:
     """Matching rows (and `context` rows around each), in order; at most `limit`
-    matching rows, `cut` counts the others (as `logsearch.search`)."""
+    matching rows, `cut` counts the others (as `logs.search.search`)."""
     out: list[SearchLine] = []
     before: deque[tuple[int, DatedRowLike]] = deque(maxlen=context)
     after = matches = kept = 0

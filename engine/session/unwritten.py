@@ -1,7 +1,7 @@
 """Jobs whose command ended but whose shim could not write their exit files yet.
 
 On a full disk (or quota) a shim keeps the exit status in memory and stays until it can
-write `<id>.status` and `<id>.end` (see shimexit). Until then every record of the job
+write `<id>.status` and `<id>.end` (see shim/ending.py). Until then every record of the job
 says running, and a reader that settles nothing (the command line's `list` and `status`)
 would show it so. `shown` gives what such a reader shows instead: the shim is asked over
 its socket (a `state` request) and the copy shows its outcome, or, when it does not

@@ -2,7 +2,7 @@
 
 `wait_many` wakes only when something happened: the shim's output and finish events
 (through the manager's subscribers), the log file growing (inotify on Linux, see
-`logwatch`), or, for a peer's job that no link reports, a slow look at the registry.
+`logs.watch`), or, for a peer's job that no link reports, a slow look at the registry.
 A `port` condition is the exception: the kernel tells no one when a socket starts to
 listen, so that part looks every `portwatch.PORT_POLL_S`.
 Each wake reads only the bytes written since the last read (a `LogFollower`, whose

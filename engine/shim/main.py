@@ -1,6 +1,6 @@
 """The per-job supervisor: owns the job's pipes, log, signals, deadline and exact exit status.
 
-Started as `python -I -S` with SPEC_JSON (see launch.py), detached from its caller
+Started as `python -I -S` with SPEC_JSON (see session/launch.py), detached from its caller
 (it forks once, the parent exits, the child calls setsid), it spawns `sh -c COMMAND`
 in a new session, reaps every child itself, and speaks JSON lines on a Unix socket:
 its start spec, requests, replies and events are in `protocol`.

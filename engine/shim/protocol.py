@@ -5,7 +5,7 @@ Stdlib only and import-free at run time: the shim imports it, and starts with
 imported when the shim runs); code that builds or reads a message uses the names here.
 
 Start: `python -I -S -c BOOTSTRAP ENGINE_DIR SPEC` on Linux, `python -m jobs_tui.engine.shim.main
-SPEC` elsewhere (see launch.py), SPEC a `StartSpec` as JSON.
+SPEC` elsewhere (see session/launch.py), SPEC a `StartSpec` as JSON.
 Every path in it comes from `RegistryPaths`: the shim spells no file name itself. Once
 the job runs (or could not start) the shim writes one `Ready` (or `{"error": ...}`) to
 `readyFd` and closes it. A held start (a restart, with `holdFd`) first writes

@@ -625,7 +625,7 @@ async def test_tail_read(bench_root: Path) -> None:
         median(vias) < 2.0,
     )
     table.add(
-        "logs.read_tail(live, prev, 200), median",
+        "segments.read_tail(live, prev, 200), median",
         f"{median(directs):.3f} ms",
         f"{floor_med:.3f} ms bare read+split",
         f"{median(directs) / floor_med:.1f}x",
