@@ -21,8 +21,8 @@ from jobs_tui.engine import JobError, JobManager
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.registry.ownership import taken_from
 from jobs_tui.screens import JobsScreen, QuitScreen
-from jobs_tui.screens.quit_dialog import QuitAnswer
-from jobs_tui.screens.source import Clock
+from jobs_tui.screens.jobs.quit_dialog import QuitAnswer
+from jobs_tui.screens.widgets.source import Clock
 
 EMPTY_TEXT = (
     "No jobs yet: press a to start one here, or run jobs-tui start -- COMMAND in a shell; "

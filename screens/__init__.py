@@ -6,13 +6,13 @@ styles in `DEFAULT_CSS`, and touch the app only through notify / push / pop.
 
 from __future__ import annotations
 
-from .chips import StatusChips
-from .confirm import ConfirmScreen
-from .jobs_screen import JobsScreen
-from .log_screen import LogScreen
-from .quit_dialog import QuitScreen
-from .source import Clock, JobSource, wall_clock
-from .terminal_screen import TerminalScreen
+from .widgets.chips import StatusChips
+from .widgets.confirm import ConfirmScreen
+from .jobs.screen import JobsScreen
+from .log.screen import LogScreen
+from .jobs.quit_dialog import QuitScreen
+from .widgets.source import Clock, JobSource, wall_clock
+from .terminal.screen import TerminalScreen
 
 __all__ = [
     "Clock",

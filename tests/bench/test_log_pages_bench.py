@@ -28,7 +28,7 @@ from benchlib import GiB, MiB, Table, env_int, env_size, human_bytes, median, pu
 
 from jobs_tui.engine.logs.search import search
 from jobs_tui.screens import LogScreen
-from jobs_tui.screens.log_open import open_log
+from jobs_tui.screens.log.opening import open_log
 from tests.ui.fakes import FakeSource, Host, frozen_clock, record, until
 
 pytestmark = pytest.mark.timeout(1800)

@@ -81,8 +81,8 @@ HARNESS = textwrap.dedent(
     from textual.app import App
     from textual.widgets import Static
     from jobs_tui.engine import Config, JobManager
-    from jobs_tui.screens.terminal_replay import open_terminal
-    from jobs_tui.screens.terminal_view import TerminalView
+    from jobs_tui.screens.terminal.replay import open_terminal
+    from jobs_tui.screens.terminal.view import TerminalView
 
     async def main():
         spec = json.loads(sys.argv[1])

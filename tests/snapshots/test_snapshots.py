@@ -15,7 +15,7 @@ from textual.widgets import Input
 
 from jobs_tui.app.tui import JobsApp
 from jobs_tui.screens import JobsScreen, LogScreen
-from jobs_tui.screens.live_tail import LiveTail
+from jobs_tui.screens.jobs.live_tail import LiveTail
 from tests.ui.fakes import FakeSource, Host, UsageSource, frozen_clock, mixed_records
 
 pytestmark = pytest.mark.timeout(60)

@@ -12,7 +12,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from jobs_tui.screens.terminal_view import TerminalView
+from jobs_tui.screens.terminal.view import TerminalView
 from jobs_tui.term.model import TermModel
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
-from jobs_tui.screens.cells import CellMap
+from jobs_tui.screens.log.cells import CellMap
 
 chars = st.sampled_from(["a", " ", "é", "日", "😀", "\u0301", "-", "Ω"])
 lines = st.lists(chars, max_size=300).map("".join)

@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from jobs_tui.engine import JobManager
 from jobs_tui.screens import LogScreen
-from jobs_tui.screens.send_bar import INPUT_MARK, SendBar
+from jobs_tui.screens.widgets.send_bar import INPUT_MARK, SendBar
 
 from .fakes import Host, until
 

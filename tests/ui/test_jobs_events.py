@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from jobs_tui.engine import JobManager, JobStatus
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.detail import DetailPane
+from jobs_tui.screens.jobs.detail import DetailPane
 
 from .fakes import NOW_MS, FakeSource, Host, frozen_clock, until
 

@@ -7,7 +7,7 @@ from textual.widgets import Footer
 
 from jobs_tui.engine import JobStatus
 from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen
-from jobs_tui.screens.detail import DetailPane
+from jobs_tui.screens.jobs.detail import DetailPane
 
 from .fakes import ME, NOW_MS, PEER, FakeSource, Host, frozen_clock, record, screen_text, until
 
@@ -208,7 +208,7 @@ async def test_footer_shows_only_the_keys_that_apply(fake: FakeSource):
 
 
 async def test_every_binding_has_an_id():
-    from jobs_tui.screens.confirm import ConfirmScreen as Confirm
+    from jobs_tui.screens.widgets.confirm import ConfirmScreen as Confirm
 
     for screen in (JobsScreen, LogScreen, Confirm):
         assert all(b.id for b in screen.BINDINGS), screen

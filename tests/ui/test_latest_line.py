@@ -12,7 +12,7 @@ import pytest
 from jobs_tui.engine import JobManager, JobStatus
 from jobs_tui.engine.session.reading import read_latest_line
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.detail import DetailPane
+from jobs_tui.screens.jobs.detail import DetailPane
 
 from .fakes import FakeSource, Host, frozen_clock, record, until
 

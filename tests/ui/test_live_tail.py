@@ -13,7 +13,7 @@ import pytest
 
 from jobs_tui.engine import Config, JobStatus
 from jobs_tui.screens import JobsScreen, LogScreen
-from jobs_tui.screens.live_tail import LiveTail, bottom_rows, last_lines_start
+from jobs_tui.screens.jobs.live_tail import LiveTail, bottom_rows, last_lines_start
 
 from .fakes import FakeSource, Host, frozen_clock, record, until
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from jobs_tui.engine.logs.follower import LogFollower
 from jobs_tui.engine.logs.segments import read_tail
 from jobs_tui.engine.session.reading import split_lines
-from jobs_tui.screens.log_follow import Follower
-from jobs_tui.screens.log_lines import LineAssembler, visible
+from jobs_tui.screens.log.follow import Follower
+from jobs_tui.screens.log.lines import LineAssembler, visible
 
 PIECES = [
     b"\n",

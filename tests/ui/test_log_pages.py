@@ -345,7 +345,7 @@ async def test_a_window_whose_next_lines_rotated_away_starts_again_where_the_log
 
 
 async def test_a_count_the_engine_cut_says_so(source, log_dir, monkeypatch):
-    from jobs_tui.screens import log_find
+    from jobs_tui.screens.log import find as log_find
 
     monkeypatch.setattr(log_find, "SEARCH_LIMIT", 5)
     write(f"{log_dir}/j1.log", [f"needle {i}" for i in range(12)] + ["hay"] * 3000, "w")

@@ -10,8 +10,8 @@ from textual.widgets import Input
 
 from jobs_tui.engine import JobManager, JobStatus
 from jobs_tui.screens import LogScreen
-from jobs_tui.screens.log_follow import READ_CAP
-from jobs_tui.screens.send_bar import SendBar
+from jobs_tui.screens.log.follow import READ_CAP
+from jobs_tui.screens.widgets.send_bar import SendBar
 
 from .fakes import PEER, FakeSource, Host, record, screen_text, until
 from .logpane import log_host, opened, sub, write

@@ -7,7 +7,7 @@ import pytest
 
 from jobs_tui.engine import JobManager, JobStatus
 from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen
-from jobs_tui.screens.terminal_screen import TerminalScreen
+from jobs_tui.screens.terminal.screen import TerminalScreen
 
 from .fakes import FakeSource, Host, frozen_clock, record, until
 

@@ -11,9 +11,9 @@ import pytest
 
 from jobs_tui.engine import JobManager
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.detail import DetailPane
-from jobs_tui.screens.live_tail import LiveTail
-from jobs_tui.screens.send_bar import SendBar
+from jobs_tui.screens.jobs.detail import DetailPane
+from jobs_tui.screens.jobs.live_tail import LiveTail
+from jobs_tui.screens.widgets.send_bar import SendBar
 from tests.integration.sessions import SessionProcess
 
 from .fakes import Host, screen_text, until

@@ -9,7 +9,7 @@ import pytest
 from jobs_tui.engine.records.format import outcome
 from jobs_tui.engine.records.model import JobStatus
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.detail import FIELD_WIDTH, DetailPane
+from jobs_tui.screens.jobs.detail import FIELD_WIDTH, DetailPane
 
 from .fakes import NOW_MS, FakeSource, Host, frozen_clock, mixed_records, record, screen_text
 

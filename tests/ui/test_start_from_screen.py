@@ -7,7 +7,7 @@ import pytest
 
 from jobs_tui.engine import JobManager
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.start_prompt import StartPrompt
+from jobs_tui.screens.jobs.start_prompt import StartPrompt
 
 from .fakes import FakeSource, Host, frozen_clock, screen_text, until
 

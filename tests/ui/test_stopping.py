@@ -8,7 +8,7 @@ import pytest
 
 from jobs_tui.engine import Config, JobManager, JobStatus
 from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen
-from jobs_tui.screens.detail import DetailPane
+from jobs_tui.screens.jobs.detail import DetailPane
 
 from .fakes import NOW_MS, FakeSource, Host, frozen_clock, record, screen_text, until
 

@@ -350,7 +350,7 @@ async def test_a_hostile_session_name_is_one_plain_line_in_the_question(log_dir:
 
 
 def test_the_footer_offers_kill_restart_and_clear_for_any_sessions_job(log_dir: str):
-    from jobs_tui.screens.jobs_keys import applies
+    from jobs_tui.screens.jobs.keys import applies
 
     from .fakes import ME, mixed_records
 
@@ -369,7 +369,7 @@ def test_the_footer_offers_kill_restart_and_clear_for_any_sessions_job(log_dir: 
 def test_the_clear_question_says_whose_jobs_they_are(log_dir: str):
     from dataclasses import replace
 
-    from jobs_tui.screens.job_actions import clear_detail
+    from jobs_tui.screens.jobs.actions import clear_detail
 
     from .fakes import mixed_records
 

@@ -9,8 +9,8 @@ import time
 import pytest
 from textual.app import App, ComposeResult
 
-from jobs_tui.screens.terminal_replay import open_terminal
-from jobs_tui.screens.terminal_view import TerminalView
+from jobs_tui.screens.terminal.replay import open_terminal
+from jobs_tui.screens.terminal.view import TerminalView
 from jobs_tui.term.model import TermModel
 
 from .fakes import screen_text, until
@@ -233,7 +233,7 @@ async def test_a_row_rewritten_with_the_same_cells_keeps_its_strip():
 async def test_a_job_repainting_its_whole_screen_is_drawn_at_the_full_repaint_rate():
     """Every byte is fed, but whole-screen repaints are drawn FULL_REPAINT_FPS times a
     second at most (the rows' drawing is what costs); a single row keeps max_fps."""
-    from jobs_tui.screens.terminal_view import FULL_REPAINT_FPS
+    from jobs_tui.screens.terminal.view import FULL_REPAINT_FPS
 
     view = CountingView(TermModel(40, 8), max_fps=60)
     app = ViewApp(view)

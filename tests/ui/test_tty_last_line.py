@@ -6,7 +6,7 @@ import pytest
 
 from jobs_tui.engine import JobManager
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.detail import DetailPane
+from jobs_tui.screens.jobs.detail import DetailPane
 from tests.cli.test_tty_text import STATUS, VIM_LIKE
 
 from .fakes import Host, until

@@ -123,7 +123,7 @@ async def test_a_row_that_starts_stopping_beside_a_peer_stays_inside_the_list(lo
     cells past the list, over the detail pane, and `ing` stayed painted there."""
     from textual.app import App, ComposeResult
 
-    from jobs_tui.screens.job_rows import JobList
+    from jobs_tui.screens.jobs.rows import JobList
 
     stopping: set[str] = set()
     rows = JobList(
@@ -175,7 +175,7 @@ async def test_the_selected_row_stays_where_it_is_when_others_move(log_dir: str)
     from textual.app import App, ComposeResult
 
     from jobs_tui.engine import JobStatus
-    from jobs_tui.screens.job_rows import JobList
+    from jobs_tui.screens.jobs.rows import JobList
 
     rows = JobList(frozen_clock, lambda r: True)
 

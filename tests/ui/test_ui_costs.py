@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from jobs_tui.engine import Config
 from jobs_tui.screens import JobsScreen
-from jobs_tui.screens.detail import DetailPane
+from jobs_tui.screens.jobs.detail import DetailPane
 
 from .fakes import NOW_MS, FakeSource, Host, mixed_records, record
 

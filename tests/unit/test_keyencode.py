@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from textual._xterm_parser import XTermParser
 from textual.keys import _character_to_key
 
-from jobs_tui.screens.keyencode import PASTE_END, PASTE_START, encode_key, encode_paste
+from jobs_tui.screens.terminal.keyencode import PASTE_END, PASTE_START, encode_key, encode_paste
 from jobs_tui.term.model import TermModes
 
 

@@ -112,7 +112,7 @@ def test_a_missing_log_raises(log: str):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_follower_s_lines_know_where_they_start_however_the_bytes_are_split(seed: int):
-    from jobs_tui.screens.log_lines import LineAssembler
+    from jobs_tui.screens.log.lines import LineAssembler
 
     rng = random.Random(seed)
     data = b"".join(b"z" * rng.choice([0, 3, 70]) + b"\n" for _ in range(200)) + b"tail"

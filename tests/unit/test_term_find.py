@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobs_tui.screens.terminal_find import TermFind, smart_find
+from jobs_tui.screens.terminal.find import TermFind, smart_find
 
 
 def test_smart_case_and_every_match_on_a_row():

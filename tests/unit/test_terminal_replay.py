@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from jobs_tui.engine.logs.follower import LogFollower
-from jobs_tui.screens import terminal_replay as tr
+from jobs_tui.screens.terminal import replay as tr
 from jobs_tui.term.model import TermModel
 
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jobs_tui.engine.logs.follower import LogFollower
-from jobs_tui.screens import terminal_replay as tr
+from jobs_tui.screens.terminal import replay as tr
 from jobs_tui.term.model import TermModel
 
 COLS, ROWS = 24, 6
