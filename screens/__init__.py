@@ -6,13 +6,13 @@ styles in `DEFAULT_CSS`, and touch the app only through notify / push / pop.
 
 from __future__ import annotations
 
-from .widgets.chips import StatusChips
-from .widgets.confirm import ConfirmScreen
+from .jobs.quit_dialog import QuitScreen
 from .jobs.screen import JobsScreen
 from .log.screen import LogScreen
-from .jobs.quit_dialog import QuitScreen
-from .widgets.source import Clock, JobSource, wall_clock
 from .terminal.screen import TerminalScreen
+from .widgets.chips import StatusChips
+from .widgets.confirm import ConfirmScreen
+from .widgets.source import Clock, JobSource, wall_clock
 
 __all__ = [
     "Clock",

@@ -18,12 +18,11 @@ from jobs_tui.engine.records.format import duration, outcome_line
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.results import KillResult
 from jobs_tui.engine.records.sanitize import sanitize_line
-
-from jobs_tui.screens.widgets.confirm import ConfirmScreen
-from .detail import outcome_text
 from jobs_tui.screens.log.screen import LogScreen
-from jobs_tui.screens.widgets.supervising import belongs, may_act, peer_of, session_name
 from jobs_tui.screens.terminal.screen import TerminalScreen
+from jobs_tui.screens.widgets.confirm import ConfirmScreen
+from jobs_tui.screens.widgets.outcome import outcome_text
+from jobs_tui.screens.widgets.supervising import belongs, may_act, peer_of, session_name
 from jobs_tui.screens.widgets.words import plural
 
 if TYPE_CHECKING:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -13,22 +12,15 @@ from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
 from jobs_tui.engine.procs.resources import JobUsage
-from jobs_tui.engine.records.format import duration, elapsed_ms, glyph, outcome, usage_line
+from jobs_tui.engine.records.format import duration, usage_line
 from jobs_tui.engine.records.model import JobRecord, JobStatus
 from jobs_tui.engine.records.sanitize import sanitize_line
-
 from jobs_tui.screens.widgets.css import stylesheet
+from jobs_tui.screens.widgets.outcome import STATUS_STYLES, STOPPING_STYLE, Stopping, outcome_text
+from jobs_tui.screens.widgets.words import home_short
 
 FIELD_WIDTH = 9
-STATUS_STYLES = {
-    JobStatus.RUNNING: "bold $text-primary",
-    JobStatus.EXITED: "$success",
-    JobStatus.FAILED: "bold $error",
-    JobStatus.KILLED: "$warning",
-    JobStatus.UNKNOWN: "$text-muted",
-}
 MUTED = "$text-muted"
-STOPPING_STYLE = "bold $warning"
 PEER_STYLE = "italic $text-secondary"
 # The pane's colours are component classes (styles/detail.tcss, the same as STATUS_STYLES),
 # so a host's CSS restyles them as it restyles the rows: `DetailPane > .detail--failed`.
@@ -37,41 +29,6 @@ COMPONENTS = {
     "stopping": "detail--stopping",
     "peer": "detail--peer",
 }
-
-
-@dataclass(frozen=True)
-class Stopping:
-    """A kill under way: since when (epoch ms), and its signal when this session sent it."""
-
-    since: float
-    signal: str | None = None
-
-    @classmethod
-    def of(cls, record: JobRecord) -> Stopping | None:
-        """What the record itself says (another process of the session may be killing it)."""
-        if record.stopping and record.stopping_at is not None:
-            return cls(record.stopping_at)
-        return None
-
-
-def outcome_text(record: JobRecord, now_ms: float, stopping: Stopping | None = None) -> str:
-    """`▸ running · 3.2s`, or `▸ stopping · SIGTERM sent 1.2s ago · 3.2s` during a kill.
-
-    Sanitized: a peer's registry file may put anything in `signal`.
-    """
-    if stopping is None or not record.running:
-        return sanitize_line(outcome(record, now_ms), 300)
-    took = duration(elapsed_ms(record, now_ms))
-    sent = f"{stopping.signal or 'kill'} sent {duration(now_ms - stopping.since)} ago"
-    return f"{glyph(record)} stopping · {sent} · {took}"
-
-
-def home_short(path: str) -> str:
-    """`~/src/app` for a path under the home directory: shorter, and the same for every user."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
-        return "~" + path[len(home) :]
-    return path
 
 
 def flags(record: JobRecord) -> str:

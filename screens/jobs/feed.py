@@ -12,10 +12,10 @@ import time
 from typing import Any
 
 from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.screens.widgets.source import Clock, JobSource
 
 from .rows import any_running, counts_fingerprint, row_order
 from .summary import pruned_jobs
-from jobs_tui.screens.widgets.source import Clock, JobSource
 
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)
 SLACK = 0.9  # a tick or re-read is due this much of its period after the last one: the

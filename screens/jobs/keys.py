@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding, BindingType
 
 from jobs_tui.engine.records.model import JobRecord
-
 from jobs_tui.screens.widgets.help import HelpScreen, key_rows
 
 if TYPE_CHECKING:

@@ -24,21 +24,20 @@ from textual.widget import Widget
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.records.sanitize import sanitize_log
-
-from jobs_tui.screens.log.header import human_bytes
 from jobs_tui.screens.log.lines import LineAssembler
 from jobs_tui.screens.log.text import plain_of
-from .tail_pump import TailPump
 from jobs_tui.screens.terminal.replay import LivePump, open_terminal, term_size
+from jobs_tui.screens.widgets.words import human_bytes
+
+from .tail_pump import TailPump
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from jobs_tui.engine.logs.segments import SinceRead
+    from jobs_tui.engine.logs.segments.segments import SinceRead
     from jobs_tui.engine.records.model import JobRecord
-    from jobs_tui.term.model import TermModel
-
     from jobs_tui.screens.widgets.source import JobSource, LogFollow
+    from jobs_tui.term.model import TermModel
 
 MIN_WIDTH = 120  # the screen's columns for a live tail beside the list
 MIN_HEIGHT = 30  # and its rows

@@ -10,9 +10,9 @@ from functools import partial
 from jobs_tui.engine import JobError
 from jobs_tui.engine.procs.resources import JobUsage
 from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.screens.widgets.source import JobSource
 
 from .latest_line import LatestLines
-from jobs_tui.screens.widgets.source import JobSource
 from .tty_last import TtyLatest
 
 Sample = dict[str, JobUsage]

@@ -24,7 +24,6 @@ from jobs_tui.engine.procs.resources import JobUsage
 from jobs_tui.engine.records.format import duration, elapsed_ms, glyph, memory
 from jobs_tui.engine.records.model import JobRecord, JobStatus
 from jobs_tui.engine.records.sanitize import sanitize_line
-
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.source import Clock
 

@@ -24,25 +24,26 @@ from textual.widgets import Footer, Input, Static
 
 from jobs_tui.engine.procs.resources import JobUsage
 from jobs_tui.engine.records.model import JobRecord
-
-from . import keys as jobs_keys
 from jobs_tui.screens.widgets.chips import StatusChips
 from jobs_tui.screens.widgets.css import stylesheet
-from .detail import DetailPane, Stopping
-from .detail_fit import TAIL_SETTLE_S, DetailFit
 from jobs_tui.screens.widgets.footer_keys import ApplicableKeys
+from jobs_tui.screens.widgets.list_filter import FilterInput, ListFilter, matches
+from jobs_tui.screens.widgets.outcome import Stopping
+from jobs_tui.screens.widgets.source import Clock, JobSource, wall_clock
+from jobs_tui.screens.widgets.supervising import acting_source
+
+from . import keys as jobs_keys
 from .actions import JobActions, KillUnderWay
+from .detail import DetailPane
+from .detail_fit import TAIL_SETTLE_S, DetailFit
 from .feed import RECONCILE_S, SLACK, JobFeed
+from .keys import ListMoves
+from .latest_line import LATEST_S
+from .live_tail import LiveTail
 from .reads import JobReads
 from .rows import JobList, any_running
 from .starting import JobStarting
-from .keys import ListMoves
 from .summary import SummaryLine, problem_notes, pruned_jobs
-from .latest_line import LATEST_S
-from jobs_tui.screens.widgets.list_filter import FilterInput, ListFilter, matches
-from .live_tail import LiveTail
-from jobs_tui.screens.widgets.source import Clock, JobSource, wall_clock
-from jobs_tui.screens.widgets.supervising import acting_source
 
 POLL_S = 0.2  # events are applied this soon after they come
 # Without events the screen wakes once a tick (running rows' times move, the table is

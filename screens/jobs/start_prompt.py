@@ -19,7 +19,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from jobs_tui.engine.records.sanitize import sanitize_line
-
 from jobs_tui.screens.widgets.css import stylesheet
 
 

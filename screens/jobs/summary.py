@@ -5,7 +5,6 @@ from __future__ import annotations
 from jobs_tui.engine.records.format import summary
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.sanitize import sanitize_line
-
 from jobs_tui.screens.widgets.source import JobSource
 from jobs_tui.screens.widgets.words import plural
 

@@ -12,7 +12,6 @@ from jobs_tui.term.text import render
 
 if TYPE_CHECKING:
     from jobs_tui.engine.records.model import JobRecord
-
     from jobs_tui.screens.widgets.source import JobSource, LogFollow
 
 

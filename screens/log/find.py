@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from jobs_tui.engine import JobError
 from jobs_tui.engine.records.sanitize import sanitize_line
-
 from jobs_tui.screens.widgets.list_filter import ListFilter
+
 from .text import contains, plain_of, smart_case
 from .view import LogView
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jobs_tui.engine import JobError
+from jobs_tui.screens.widgets.source import LogFollow
 
 from .lines import LineAssembler
-from jobs_tui.screens.widgets.source import LogFollow
 
 READ_CAP = 128 * 1024  # bytes one poll reads at most
 KEEP_WHEN_BEHIND = 16 * 1024  # bytes of a full read that are shown when the writer is ahead

@@ -1,4 +1,7 @@
-"""The log pane's two header lines: which job (and how it is doing), and what is shown.
+"""The log pane's second header line, what is shown, and the note on what the open left out.
+
+(The first line, which job and how it is doing, is `widgets.outcome.title_content`: the
+terminal pane's too.)
 
 Pure functions from state to `Content`, so the screen only decides when to repaint.
 """
@@ -10,26 +13,13 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from jobs_tui.engine.records.format import glyph
-from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.sanitize import sanitize_line
-
-from jobs_tui.screens.jobs.detail import STATUS_STYLES, STOPPING_STYLE, Stopping, home_short, outcome_text
-from jobs_tui.screens.widgets.words import plural
+from jobs_tui.screens.widgets.words import home_short, human_bytes, plural
 
 if TYPE_CHECKING:
     from jobs_tui.engine.records.results import LogsResult
 
 Parts = list[str | tuple[str, str]]
-
-
-def human_bytes(count: int) -> str:
-    size = float(count)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"
 
 
 def shorten_path(path: str, limit: int) -> str:
@@ -85,36 +75,6 @@ def tail_note(tail: OpenedTail, shown: int, dropped: int = 0) -> str:
     else:
         text = "whole log" if shown else "no output yet"
     return f"{text} ({tail.note})" if tail.note else text
-
-
-def title_key(record: JobRecord | None, now_ms: float, repaint_ms: int) -> object:
-    """What a header title shows changes only with this: redraw it when the key moves."""
-    state = (
-        None
-        if record is None
-        else (record.status, record.session_id, record.finished_at, record.stopping_at)
-    )
-    return state, int(now_ms // max(100, repaint_ms))
-
-
-def title_content(record: JobRecord | None, job_id: str, now_ms: float, *, peer: bool) -> Content:
-    """`▸ j3  build  running · 12.0s`, tagged `peer` for another session's job."""
-    if record is None:
-        return Content.styled(f"{job_id} (cleared)", "bold $text-muted")
-    stopping = Stopping.of(record)
-    _mark, _, rest = outcome_text(record, now_ms, stopping).partition(" ")
-    parts: Parts = [
-        (glyph(record), STOPPING_STYLE if stopping else STATUS_STYLES[record.status]),
-        " ",
-        (record.id, "bold"),
-        "  ",
-        (sanitize_line(record.label, 80), "bold"),
-        "  ",
-        (rest, "$text-muted"),
-    ]
-    if peer:
-        parts.append(("  peer", "italic $text-secondary"))
-    return Content.assemble(*parts)
 
 
 def sub_content(

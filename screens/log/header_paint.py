@@ -14,9 +14,10 @@ from textual.widgets import Static
 
 from jobs_tui.engine.records.format import lost_note
 from jobs_tui.engine.records.model import JobRecord
-
-from .header import OpenedTail, sub_content, tail_note, title_content, title_key
+from jobs_tui.screens.widgets.outcome import title_content, title_key
 from jobs_tui.screens.widgets.words import plural
+
+from .header import OpenedTail, sub_content, tail_note
 
 if TYPE_CHECKING:
     from .screen import LogScreen

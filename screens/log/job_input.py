@@ -15,7 +15,6 @@ from textual.widgets import Input
 from jobs_tui.engine import JobError
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.sanitize import sanitize_line
-
 from jobs_tui.screens.widgets.send_bar import EOF_ECHO, INTERRUPT_ECHO, SendBar
 from jobs_tui.screens.widgets.source import JobSource
 from jobs_tui.screens.widgets.supervising import ask_peer, may_act, peer_of

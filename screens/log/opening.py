@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from jobs_tui.screens.widgets.source import JobSource
+
 from .follow import Follower
 from .header import OpenedTail
-from jobs_tui.screens.widgets.source import JobSource
 
 
 @dataclass

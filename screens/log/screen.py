@@ -23,25 +23,25 @@ from textual.worker import Worker, WorkerState
 from jobs_tui.engine import JobError
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.sanitize import sanitize_line
-
-from . import keys as log_keys
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.find_bar import FindBar
 from jobs_tui.screens.widgets.footer_keys import ApplicableKeys
 from jobs_tui.screens.widgets.help import HelpScreen, key_rows
-from .job_input import JobInput
 from jobs_tui.screens.widgets.list_filter import FilterInput, ListFilter
-from .find import LogFinder
-from .follow import Follower
-from .header_paint import HeaderPainter
-from .opening import open_log
-from .pages import Pager
-from .scrolling import PagedScrolling
-from .view import LogView
 from jobs_tui.screens.widgets.pane_verbs import PaneVerbs
 from jobs_tui.screens.widgets.send_bar import SendBar, echo_line
 from jobs_tui.screens.widgets.source import Clock, JobSource, wall_clock
 from jobs_tui.screens.widgets.supervising import acting_source
+
+from . import keys as log_keys
+from .find import LogFinder
+from .follow import Follower
+from .header_paint import HeaderPainter
+from .job_input import JobInput
+from .opening import open_log
+from .pages import Pager
+from .scrolling import PagedScrolling
+from .view import LogView
 
 POLL_S = 0.1
 # Output that keeps coming is shown at most this often: a frame moves every row of the

@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 
 from jobs_tui.screens.widgets.css import stylesheet
+
 from .line_cache import LineCache
 from .line_matches import LineMatches
 from .text import TIME_COLUMNS, contains, plain_of, width_of

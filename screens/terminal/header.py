@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from jobs_tui.screens.log.header import human_bytes
-from jobs_tui.screens.widgets.words import plural
+from jobs_tui.screens.widgets.words import human_bytes, plural
 
 
 def sub_content(

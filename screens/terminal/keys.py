@@ -5,7 +5,6 @@ from __future__ import annotations
 from textual.binding import Binding, BindingType
 
 from jobs_tui.engine.records.model import JobRecord
-
 from jobs_tui.screens.widgets.pane_keys import find_bindings, scroll_bindings
 from jobs_tui.screens.widgets.pane_verbs import PANE_HELP, pane_bindings
 from jobs_tui.screens.widgets.source import JobSource

@@ -30,7 +30,6 @@ from jobs_tui.term.model import TermModel
 
 if TYPE_CHECKING:
     from jobs_tui.engine.records.model import JobRecord
-
     from jobs_tui.screens.widgets.source import JobSource, LogFollow
 
 SCAN_BYTES = 1024 * 1024  # how far back the last redraw point is looked for

@@ -24,19 +24,19 @@ from textual.worker import Worker, WorkerState
 from jobs_tui.engine import JobError
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.sanitize import sanitize_line
-
-from . import keys as terminal_keys
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.find_bar import FindBar
 from jobs_tui.screens.widgets.footer_keys import ApplicableKeys
 from jobs_tui.screens.widgets.help import HelpScreen, key_rows
-from .keyencode import encode_key, encode_paste
-from jobs_tui.screens.log.header import title_content, title_key
+from jobs_tui.screens.widgets.outcome import title_content, title_key
 from jobs_tui.screens.widgets.pane_verbs import PaneVerbs
 from jobs_tui.screens.widgets.source import Clock, JobSource, wall_clock
 from jobs_tui.screens.widgets.supervising import acting_source, ask_peer, peer_of
+
+from . import keys as terminal_keys
 from .find import TermFind
 from .header import sub_content
+from .keyencode import encode_key, encode_paste
 from .replay import open_terminal, term_size
 from .typing_view import LEAVE_KEY, PASTE_MAX, KeySender, TypingView, key_words
 from .view import TerminalView

@@ -23,9 +23,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from jobs_tui.screens.widgets.source import LogFollow
 from jobs_tui.term.model import Cell, Line, TermModel
 
-from jobs_tui.screens.widgets.source import LogFollow
 from .replay import LivePump
 
 ANSI_NAMES = {

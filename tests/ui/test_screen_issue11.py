@@ -8,9 +8,9 @@ import pytest
 
 from jobs_tui.engine import JobManager
 from jobs_tui.screens import JobsScreen, LogScreen
+from jobs_tui.screens.log.text import time_text
 from jobs_tui.screens.widgets.confirm import ConfirmScreen
 from jobs_tui.screens.widgets.help import HelpScreen
-from jobs_tui.screens.log.text import time_text
 
 from .fakes import FakeSource, Host, UsageSource, frozen_clock, mixed_records, screen_text, until
 
