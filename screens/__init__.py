@@ -2,6 +2,10 @@
 
 Screens take a `JobManager` (or any `JobSource`) and an optional clock, keep their
 styles in `DEFAULT_CSS`, and touch the app only through notify / push / pop.
+
+Four rooms, importing one way (pyproject's layers contract): `jobs/` (the list, which
+opens the panes) -> `log/` (the log pane) | `terminal/` (the terminal pane), which know
+nothing of each other -> `widgets/` (what they all share, the job source protocol too).
 """
 
 from __future__ import annotations

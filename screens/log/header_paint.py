@@ -1,7 +1,7 @@
 """`HeaderPainter`: paints the log pane's header lines and `+N new lines` bar from its state.
 
 It keeps what only they need: the tail the open left out, the lost output last named.
-The words themselves are `log_header`'s pure functions.
+The words themselves are pure functions: `header` (this pane's) and `widgets.outcome` (the title).
 """
 
 from __future__ import annotations
