@@ -56,9 +56,14 @@ def code(text: str) -> str:
 # -- keys ---------------------------------------------------------------------------------
 
 
-def help_source(screen: type) -> dict[str, Any]:
-    """The names the screen's `?` overlay is built with: the globals of its `action_help`."""
-    return screen.action_help.__globals__  # type: ignore[attr-defined,no-any-return]
+def help_name(screen: type, name: str) -> Any:
+    """A name the screen's `?` overlay is built with (`key_rows`, the texts it adds): from
+    the globals of the screen's own `action_help`, wherever its module has moved."""
+    names: dict[str, Any] = screen.action_help.__globals__  # type: ignore[attr-defined]
+    if name not in names:
+        where = screen.action_help.__module__  # type: ignore[attr-defined]
+        raise RuntimeError(f"{screen.__name__}.action_help ({where}) no longer uses {name}")
+    return names[name]
 
 
 def key_table(screen: type, bindings: list[Any], words: dict[str, str]) -> list[KeyRow]:
@@ -70,7 +75,7 @@ def key_table(screen: type, bindings: list[Any], words: dict[str, str]) -> list[
     from textual.app import App
     from textual.binding import Binding
 
-    key_rows: Callable[..., list[tuple[str, str]]] = help_source(screen)["key_rows"]
+    key_rows: Callable[..., list[tuple[str, str]]] = help_name(screen, "key_rows")
     rows = key_rows(App(), bindings, words)
     ids: list[list[str]] = []
     last: tuple[str, str] | None = None
@@ -105,11 +110,11 @@ def key_markdown(rows: list[KeyRow]) -> list[str]:
 def keys_page() -> str:
     from jobs_tui.screens import ConfirmScreen, JobsScreen, LogScreen, QuitScreen, TerminalScreen
 
-    supervise: dict[str, str] = help_source(JobsScreen)["SUPERVISE_HELP"]
+    supervise: dict[str, str] = help_name(JobsScreen, "SUPERVISE_HELP")
     listed = list(JobsScreen.BINDINGS)
     supervising = key_table(JobsScreen, listed, {**JobsScreen.HELP, **supervise})
     docked = key_table(JobsScreen, listed, JobsScreen.HELP)
-    terminal_typing = help_source(TerminalScreen)["TypingView"]
+    terminal_typing = help_name(TerminalScreen, "TypingView")
     out = [
         GENERATED,
         "# Keys",
