@@ -210,7 +210,7 @@ def no_outside_calls(model: FakeModel) -> None:
 
 
 def install(claude: Path, box: Sandbox) -> None:
-    """`jobs-tui setup claude` in the project, as README says: the server in .mcp.json,
+    """`jobs-tui setup claude` in the project, as docs/agents.md says: the server in .mcp.json,
     its approval and the three hooks in .claude/settings.local.json."""
     done = subprocess.run(
         [JOBS_TUI, "setup", "claude"],

@@ -3,7 +3,7 @@
 `claude -p` (2.1.197, from npm) runs in a throwaway HOME with `ANTHROPIC_BASE_URL` on a
 fake model on 127.0.0.1 (tests/agents/fake_anthropic.py) and every proxy variable
 pointing there too, so nothing reaches the network (a call meant for the outside would
-show in the request log as an unknown path). `jobs-tui mcp` is registered the way README
+show in the request log as an unknown path). `jobs-tui mcp` is registered the way docs/agents.md
 says; root may not use `--dangerously-skip-permissions`, so the session allows the
 server's tools with `--allowedTools mcp__jobs`. What the model saw is read from the
 request log: the tools Claude Code offered it, each tool result, and the context its

@@ -71,7 +71,7 @@ def test_a_finish_reaches_the_model_as_a_channel_message(claude_bin: Path, tmp_p
             "cachedGrowthBookFeatures": {"tengu_harbor": True},
         }
         (box.home / ".claude.json").write_text(json.dumps(config))
-        # README's channel recipe: the server added with --channel, claude started with
+        # docs/mcp.md's channel recipe: the server added with --channel, claude started with
         # --dangerously-load-development-channels server:jobs. No hooks: only the channel
         # can bring the finish.
         added = subprocess.run(

@@ -73,9 +73,9 @@ stream_max_retries = 0
         )
 
     def setup(self) -> str:
-        """README's one command, in the project: `jobs-tui setup codex` (the project's
-        .codex/config.toml and hooks.json, the project's trust and the hooks' in the
-        user's config, beside the test's model provider)."""
+        """README's one command (docs/agents.md), in the project: `jobs-tui setup codex`
+        (the project's .codex/config.toml and hooks.json, the project's trust and the
+        hooks' in the user's config, beside the test's model provider)."""
         done = run([JOBS_TUI, "setup", "codex"], self.env, self.project)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout

@@ -64,7 +64,7 @@ class Setting:
         settings.write_text(json.dumps({**auth, "privacy": {"usageStatisticsEnabled": False}}))
 
     def setup(self) -> str:
-        """README's one command, run in the project: `jobs-tui setup gemini`."""
+        """README's one command (docs/agents.md), in the project: `jobs-tui setup gemini`."""
         done = run([JOBS_TUI, "setup", "gemini"], self.env, self.project)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout

@@ -86,7 +86,7 @@ class Setting:
         )
 
     def setup(self) -> str:
-        """README's one command, run in the project: `jobs-tui setup opencode`."""
+        """README's one command (docs/agents.md), in the project: `jobs-tui setup opencode`."""
         done = run([JOBS_TUI, "setup", "opencode"], self.env, self.project)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout

@@ -96,7 +96,7 @@ def run_shell(command: str, path: Path, expected: int) -> float:
 
 
 # -- 1. throughput ------------------------------------------------------------------
-# The method (README, Performance): every timed run starts after os.sync() and a short
+# The method (docs/performance.md): every timed run starts after os.sync() and a short
 # pause, so one run's writeback never lands on the next; the two sides alternate which
 # goes first; the ratio is taken of the two sides' medians, and min/median/max are shown.
 def timed_shell(command: str, path: Path, expected: int) -> float:

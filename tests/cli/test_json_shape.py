@@ -211,11 +211,12 @@ def test_json_of_a_long_wait_carries_the_code_it_exits_with(cli: Cli, schemas):
     assert out["exit"] == 137 and out["job"]["signal"] == "SIGKILL"
 
 
-def test_readme_documents_the_shapes():
-    readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
-    with open(readme, encoding="utf-8") as fh:
+def test_the_docs_document_the_shapes():
+    """The command line's page (README's "Command line" section before the docs site)."""
+    page = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "cli.md")
+    with open(page, encoding="utf-8") as fh:
         text = fh.read()
-    section = text[text.index("## Command line") : text.index("## The screen")]
+    section = text[text.index("## JSON output") :]
     for word in ('"exit"', '"sessionId"', '"error"', '"field"', '"code"', "schema cli"):
         assert word in section, word
     assert re.search(r"unknown-id", section)  # the codes are listed

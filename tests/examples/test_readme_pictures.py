@@ -65,8 +65,10 @@ def test_the_pictures_carry_real_jobs_at_160x45(pictures, shots) -> None:
     assert all(len(svg) > 10_000 for svg in shots.values())
 
 
-def test_readme_opens_with_the_pictures() -> None:
+def test_readme_and_the_docs_home_open_with_the_pictures() -> None:
     head = (ROOT / "README.md").read_text().split("\n## ", 1)[0]
+    home = (ROOT / "docs" / "index.md").read_text().split("\n## ", 1)[0]
     for name in ("jobs", "log", "terminal", "help"):
         assert f"docs/images/{name}.svg" in head
+        assert f"](images/{name}.svg)" in home  # docs/index.md's own relative path
         assert os.path.exists(ROOT / "docs" / "images" / f"{name}.svg")

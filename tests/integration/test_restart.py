@@ -212,7 +212,8 @@ def test_a_restart_held_through_a_long_grace_is_not_settled_by_another_call(tmp_
 
 
 async def test_a_restart_keeps_the_terminal_size_the_job_had_last(jm: JobManager):
-    """README: a restart keeps the size. The size a job was resized to, not its first one."""
+    """docs/screen.md (`r`): a restart keeps the size. The size a job was resized to, not its
+    first one."""
     rec = await jm.start("stty size; sleep 30", tty=True, cols=80, rows=24)
     await jm.resize(rec.id, 157, 39)
     new = await jm.restart(rec.id)

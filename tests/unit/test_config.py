@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from jobs_tui.engine.config import (
 )
 from jobs_tui.engine.registry import paths
 
-# The reference table (README "Configuration", registry-format.md "Limits and defaults").
+# The reference table (docs/configuration.md, registry-format.md "Limits and defaults").
 DEFAULTS = {
     "enabled": True,
     "show_status": True,
@@ -57,6 +58,23 @@ def test_defaults_equal_the_reference_table():
         assert type(getattr(config, key)) is type(value), key
     assert config.registry_dir is None
     assert config.warnings == []
+
+
+def test_the_docs_table_is_the_reference_table():
+    """docs/configuration.md lists every key with its default and range, as Config has them."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    rows = {}
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if cells := re.fullmatch(r"\| `(\w+)` \| (.*?) \|\s*(.*?)\s*\|", line):
+            rows[cells[1]] = (cells[2], cells[3])
+    assert set(rows) == {*DEFAULTS, "registry_dir"}
+    for key, value in DEFAULTS.items():
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        assert rows[key][0] == f"`{shown}`", key
+    for key, (low, high) in RANGES.items():
+        expected = f"{low}–{high}" if high is not None else f"{low} = unbounded"
+        assert rows[key][1].startswith(expected), key
+    assert all(rows[key][1] == "" for key in BOOLS)
 
 
 def test_empty_mapping_is_the_defaults():
