@@ -121,7 +121,9 @@ def test_every_file_module_and_name_the_pages_cite_exists() -> None:
 
 
 def test_the_check_of_cited_names_can_fail() -> None:
-    text = "`engine/nowhere.py`, `nowhere.py`, jobs_tui.engine.nowhere and `engine/session/glance.py`"
+    text = (
+        "`engine/nowhere.py`, `nowhere.py`, jobs_tui.engine.nowhere and `engine/session/glance.py`"
+    )
     assert cited_files(text) == ["engine/nowhere.py", "engine/session/glance.py"]
     assert cited_module_files(text) == ["nowhere.py"]
     assert not resolves("jobs_tui.engine.nowhere")
