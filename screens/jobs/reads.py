@@ -55,7 +55,9 @@ class JobReads:
             reader = TtyLatest(self._source, record)  # its screen's last row, not its bytes'
         if reader is None or not self.latest.due(record):
             return
-        work = partial(self._fetch_latest, record.id, record.finished_at, reader, then)
+        work = partial(
+            self._fetch_latest, record.id, record.finished_at, reader, then, record.log_bytes
+        )
         self._run(work, "latest line", "jobs-latest")
 
     async def _fetch_latest(
@@ -64,8 +66,9 @@ class JobReads:
         finished_at: int | None,
         reader: Callable[[str], Awaitable[str | None]],
         then: Callable[[str], None],
+        log_bytes: int = 0,
     ) -> None:
-        if await self.latest.read(job_id, finished_at, reader):
+        if await self.latest.read(job_id, finished_at, reader, log_bytes):
             then(job_id)
 
     def can_sample(self) -> bool:

@@ -23,6 +23,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from jobs_tui.engine.procs.resources import JobUsage
+from jobs_tui.engine.records.format import usage_line
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.screens.widgets.chips import StatusChips
 from jobs_tui.screens.widgets.css import stylesheet
@@ -51,6 +52,9 @@ POLL_S = 0.2  # events are applied this soon after they come
 # How often what running jobs use is sampled while the screen is shown: each sample is a
 # pass over the whole process table (about a point of a core at 50 jobs, once a second).
 USAGE_S = 2.0
+# A sample that shows what the last one showed (quiet jobs) puts the next one off by
+# USAGE_S more, up to USAGE_QUIET_S; a change, a start or a finish brings it back.
+USAGE_QUIET_S = 10.0
 TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 EMPTY_TEXT = (
@@ -121,6 +125,8 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         self._fit = DetailFit()
         self._selected_at = 0.0  # time.monotonic() of the last selection change
         self._sampled_at = 0.0  # of the last usage sample asked for
+        self._usage_quiet = 0  # samples in a row that showed nothing new
+        self._usage_shown: dict[str, str] = {}
         self._summary = SummaryLine()
         self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
 
@@ -213,7 +219,8 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         self._poll()
         self._read_latest()
         self._show_problems()
-        if time.monotonic() - self._sampled_at >= SLACK * USAGE_S:
+        period = min(USAGE_QUIET_S, USAGE_S * (1 + self._usage_quiet))
+        if time.monotonic() - self._sampled_at >= SLACK * period:
             self._sample_usage()
 
     def _on_event(self, event: object) -> None:
@@ -277,6 +284,7 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         return matches(record, self.filter_text)
 
     def _show_rows(self, records: list[JobRecord]) -> None:
+        self._usage_quiet = 0  # rows came or went: what they use is sampled soon
         self._feed.records = records
         shown = [r for r in records if self._listed(r)] if self.filter_text else records
         self.job_list.set_records(shown)
@@ -459,6 +467,10 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         self._reads.sample_usage(self._usage_sampled)
 
     def _usage_sampled(self, sample: dict[str, JobUsage]) -> None:
+        shown = {job_id: usage_line(usage) for job_id, usage in sample.items()}
+        quiet = shown == self._usage_shown
+        self._usage_quiet = self._usage_quiet + 1 if quiet else 0
+        self._usage_shown = shown
         if self.usage:  # shown with the tick's repaint, not as a frame of its own
             self._usage_due = sample
         else:

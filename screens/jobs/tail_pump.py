@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 
 TAIL_READ = 16 * 1024  # bytes from the end one read takes at most (200 lines of 80)
 READS_PER_S = 10  # at most; a person reads a tail far slower, the list repaints at 5/s
-SAFETY_S = 0.5  # a look anyway (a rotation between two watches, no inotify)
+SAFETY_S = 0.5  # a look anyway, without inotify
+# With it, a look anyway this rarely: the watch wakes the pump when the live file is
+# written, moved away (a rotation) or deleted; a quiet job's tail costs next to nothing.
+WATCHED_SAFETY_S = 5.0
 
 
 class TailPump:
@@ -75,7 +78,8 @@ class TailPump:
                 watch.pause()
                 await asyncio.sleep(1 / READS_PER_S)
                 watch.resume()  # written meanwhile: readable at once, so woken at once
+                safety = WATCHED_SAFETY_S if (path and watch.active) else SAFETY_S
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), SAFETY_S)
+                    await asyncio.wait_for(self._wake.wait(), safety)
         finally:
             watch.close()
