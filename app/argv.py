@@ -372,7 +372,7 @@ def _hook(p: argparse.ArgumentParser) -> None:
 
 
 def _serve(p: argparse.ArgumentParser) -> None:
-    from .serve import add_arguments
+    from .serve.server import add_arguments
 
     add_arguments(p)
 

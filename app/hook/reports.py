@@ -184,7 +184,7 @@ def finish_lines(entry: Registration, jobs: list[dict[str, Any]]) -> list[str]:
     from jobs_tui.engine.registry.paths import RegistryPaths
 
     from ..mcp.shaping import outcome
-    from ..ttytext import shown_last_line
+    from ..tty.text import shown_last_line
 
     paths = RegistryPaths(entry.registry_dir)  # where a terminal job's log may be read
     lines = []

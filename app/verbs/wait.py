@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.calls.arguments import check
 
-from . import human, printing
-from .errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
+from .. import printing
+from ..errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
+from . import human
 from .reads import emit
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     mode = "any" if args.any else "all"
     scanner = None
     if args.until is not None and any(jm.get(job_id).tty for job_id in ids):
-        from .ttywait import screen_scanner
+        from ..tty.scan import screen_scanner
 
         scanner = screen_scanner(jm)  # a terminal job's rows, not its bytes' lines
     result = await jm.wait_many(

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, SEARCH_BYTES, raw_tail
 from jobs_tui.engine.records.sanitize import spell_controls
 
-from . import human, printing
+from .. import printing
+from ..tty.text import render_lines
+from . import human
 from .reads import emit
-from .ttytext import render_lines
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -99,7 +100,7 @@ async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
     from jobs_tui.engine.calls.arguments import compile_regex
     from jobs_tui.engine.logs.ttysearch import search_rows
 
-    from .logsearch import show_search
+    from .search import show_search
 
     pattern = compile_regex("grep", args.grep)
     tail = await raw_tail(jm, args.id, SEARCH_BYTES, dated=True)
@@ -118,7 +119,7 @@ async def tty_dated(jm: JobManager, args: argparse.Namespace) -> int:
     (written since then), each dated by the bytes that made it final."""
     from jobs_tui.engine.logs.ttysearch import dated_tail
 
-    from .logsearch import stamped
+    from .search import stamped
 
     tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES, dated=True)
     count = args.lines or jm.config.max_log_lines

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, raw_tail, read_sizes
 
-from . import human, jsonout, printing
+from .. import jsonout, printing
+from . import human
 from .reads import emit
 
 if TYPE_CHECKING:

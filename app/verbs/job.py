@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.calls.arguments import check
 
-from . import human, jsonout, printing
-from .argcheck import not_utf8
-from .errors import (
+from .. import jsonout, printing
+from ..argcheck import not_utf8
+from ..errors import (
     EXIT_ERROR,
     EXIT_REFUSED,
     EXIT_USAGE,
     VerbError,
 )
+from . import human
 from .reads import emit, list_result, status_result
 
 if TYPE_CHECKING:
@@ -68,16 +69,16 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
-    from .ttylogs import renders, tty_logs
+    from .tty_logs import renders, tty_logs
 
     if renders(args, jm.get(args.id).tty):
         if args.follow:
-            from .ttyfollow import tty_follow
+            from .tty_follow import tty_follow
 
             return await tty_follow(jm, args)
         return await tty_logs(jm, args)
     if args.grep is not None:
-        from .logsearch import grep
+        from .search import grep
 
         return await grep(jm, args)
     start = 0
@@ -112,7 +113,7 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     if not args.follow:
         lines = human.logs_lines(details)
         if args.timestamps and details.get("logs"):
-            from .logsearch import stamped
+            from .search import stamped
 
             lines[-1] = "\n".join(stamped(shown, details["times"]))
         return emit(args, details, lines)

@@ -13,8 +13,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import printing
-from .errors import (
+from .. import printing
+from ..errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
     EXIT_OK,
@@ -104,7 +104,8 @@ def translated(jm: JobManager, seen: Collected) -> dict[str, Any]:
 
 
 def _show(args: argparse.Namespace, jm: JobManager, seen: Collected, code: int) -> int:
-    from . import human, jsonout
+    from .. import jsonout
+    from . import human
 
     if args.json:
         jsonout.emit(args.verb, code, args.session, translated(jm, seen))
@@ -133,7 +134,7 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
 
         from jobs_tui.engine.session.ttyoutput import screen_text
 
-        from .ttytext import screen_delta
+        from ..tty.text import screen_delta
 
         text = await screen_text(jm, record, unread, screen_delta)
         unread = dataclasses.replace(unread, text=text)
@@ -182,7 +183,8 @@ async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
 
 def _printing_imports() -> None:
     """What `_show` prints with, loaded while the job's shim starts."""
-    from . import human, jsonout  # noqa: F401
+    from .. import jsonout  # noqa: F401
+    from . import human  # noqa: F401
 
 
 def quick_exec(args: argparse.Namespace) -> int | None:
@@ -193,7 +195,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         return None
     from jobs_tui.engine.session.quickexec import Handover, QuickExec
 
-    from .session import session_name, unusable_registry
+    from ..session import session_name, unusable_registry
 
     quick = QuickExec(session_name(args.session), args.registry_dir)
     try:
@@ -228,7 +230,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
 
             from jobs_tui.engine.session.ttyoutput import screen_text_now
 
-            from .ttytext import screen_delta
+            from ..tty.text import screen_delta
 
             text = screen_text_now(quick.paths, record, unread, screen_delta)
             unread = dataclasses.replace(unread, text=text)

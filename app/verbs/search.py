@@ -11,8 +11,9 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import human, printing
-from .errors import EXIT_OK
+from .. import printing
+from ..errors import EXIT_OK
+from . import human
 from .reads import emit
 
 if TYPE_CHECKING:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from . import human, jsonout, printing
-from .errors import EXIT_OK
+from .. import jsonout, printing
+from ..errors import EXIT_OK
+from . import human
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def tty_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]
     """A terminal job's last line as its terminal shows it (`ttytext`), not its bytes."""
     if not any(r.tty for r in records):
         return records
-    from .ttytext import shown_last_lines
+    from ..tty.text import shown_last_lines
 
     return shown_last_lines(paths, records)
 
@@ -135,7 +136,7 @@ def glance(args: argparse.Namespace) -> int | None:
     """
     from jobs_tui.engine.session.glance import Glance
 
-    from .session import session_name
+    from ..session import session_name
 
     view = Glance(".", session_name(args.session), registry_dir_flag=args.registry_dir)
     try:
@@ -145,7 +146,7 @@ def glance(args: argparse.Namespace) -> int | None:
 
 
 def _glance(args: argparse.Namespace, view: Glance) -> int | None:
-    from .session import unusable_registry
+    from ..session import unusable_registry
 
     try:
         ready = view.load()
