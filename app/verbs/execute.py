@@ -266,7 +266,7 @@ def project_root(cwd: str) -> str:
 def config_verb(args: argparse.Namespace) -> int:
     from jobs_tui.engine.config import Config, resolve_registry_dir, write_defaults
 
-    from .reads import emit
+    from ..jsonout import emit_result
 
     if args.action == "init":
         try:
@@ -275,7 +275,7 @@ def config_verb(args: argparse.Namespace) -> int:
             raise VerbError(
                 f"{exc}; pass --force to overwrite", EXIT_ERROR, field="--path"
             ) from exc
-        return emit(args, {"path": str(path)}, f"wrote {path}", action="config init")
+        return emit_result(args, {"path": str(path)}, f"wrote {path}", action="config init")
     config = Config.load(args.path)
     registry = resolve_registry_dir(".", None, config, args.registry_dir)
     root = project_root(".")
@@ -292,15 +292,15 @@ def config_verb(args: argparse.Namespace) -> int:
     lines += [f"# registry dir: {registry}"]
     lines += [f"# warning: {w}" for w in config.warnings]
     lines.append(tomli_w.dumps({"job": config.to_table()}).rstrip())
-    return emit(args, details, lines, action="config show")
+    return emit_result(args, details, lines, action="config show")
 
 
 def schema_verb(args: argparse.Namespace) -> int:
     """The vocabularies' input schemas and, as `cli`, the output schemas of `--json`."""
     from jobs_tui.engine.calls.toolschemas import all_schemas
 
+    from ..jsonout import emit_result
     from .outschema import cli_schemas
-    from .reads import emit
 
     schemas: dict[str, Any] = {**all_schemas(), "cli": cli_schemas()}
     if args.name:
@@ -316,6 +316,6 @@ def schema_verb(args: argparse.Namespace) -> int:
             raise VerbError(message, EXIT_USAGE, field="NAME")
         schemas = picked
     if args.json:
-        return emit(args, {"name": args.name, "schemas": schemas}, "")
+        return emit_result(args, {"name": args.name, "schemas": schemas}, "")
     printing.line(json.dumps(schemas, indent=2, ensure_ascii=False))
     return EXIT_OK

@@ -26,8 +26,9 @@ from ..errors import (
     EXIT_USAGE,
     VerbError,
 )
+from ..jsonout import emit_result
 from . import human
-from .reads import emit, list_result, status_result
+from .reads import list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -53,7 +54,7 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
         rows=args.rows,
         env=args.env,
     )
-    return emit(args, {"job": record.to_json()}, human.start_line(record))
+    return emit_result(args, {"job": record.to_json()}, human.start_line(record))
 
 
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
@@ -116,8 +117,8 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
             from .search import stamped
 
             lines[-1] = "\n".join(stamped(shown, details["times"]))
-        return emit(args, details, lines)
-    emit(args, {**details, "following": True}, human.logs_lines(details), None)
+        return emit_result(args, details, lines)
+    emit_result(args, {**details, "following": True}, human.logs_lines(details), None)
     return await follow(jm, args, start)
 
 
@@ -175,7 +176,7 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
             if not args.json:
                 _say_gap(gap)
             final.update(_skipped(gap))
-            return emit(args, final, human.outcome_line(record, human.now_ms()))
+            return emit_result(args, final, human.outcome_line(record, human.now_ms()))
 
 
 def _skipped(gap: int) -> dict[str, int]:
@@ -211,7 +212,7 @@ async def send(jm: JobManager, args: argparse.Namespace) -> int:
                 "sent": sent["sent"],
                 "stdinClosed": sent["stdinClosed"],
             }
-    return emit(args, details, human.send_line(details))
+    return emit_result(args, details, human.send_line(details))
 
 
 async def send_bytes_typed(jm: JobManager, args: argparse.Namespace) -> dict[str, Any]:
@@ -248,7 +249,7 @@ async def kill(jm: JobManager, args: argparse.Namespace) -> int:
     if result.job.running or result.job.remaining_processes:
         message = f"{args.id} is still running after the grace period"
         raise VerbError(message, EXIT_ERROR, {"job": details["job"]}, field="ID")
-    return emit(args, details, human.kill_line(details))
+    return emit_result(args, details, human.kill_line(details))
 
 
 async def restart(jm: JobManager, args: argparse.Namespace) -> int:
@@ -256,7 +257,9 @@ async def restart(jm: JobManager, args: argparse.Namespace) -> int:
     check("id", args.id)
     record = await jm.restart(args.id)
     details = {"job": record.to_json(), "restartOf": args.id}
-    return emit(args, details, f"{human.start_line(record)} · restart of {human.safe(args.id, 20)}")
+    return emit_result(
+        args, details, f"{human.start_line(record)} · restart of {human.safe(args.id, 20)}"
+    )
 
 
 async def clear(jm: JobManager, args: argparse.Namespace) -> int:
@@ -269,7 +272,7 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError):  # cleared already: a cursor file the disk refused
         # is no reason to report the clear as failed
         UnreadCursors.shared(jm).forget([r.id for r in cleared])
-    code = emit(args, details, human.clear_lines(details))
+    code = emit_result(args, details, human.clear_lines(details))
     kept = [r.id for r in jm.jobs(include_peers=False) if not r.running and r.remaining_processes]
     if kept and args.id is None and not args.json:  # finished, but not done: said, on stderr
         printing.err(

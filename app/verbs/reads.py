@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from .. import jsonout, printing
-from ..errors import EXIT_OK
+from .. import printing
+from ..jsonout import emit_result
 from . import human
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
@@ -22,23 +22,6 @@ if TYPE_CHECKING:
     from jobs_tui.engine.records.model import JobRecord
     from jobs_tui.engine.registry.paths import RegistryPaths
     from jobs_tui.engine.session.glance import Glance
-
-
-def emit(
-    args: argparse.Namespace,
-    details: dict[str, Any],
-    lines: list[str] | str,
-    code: int | None = EXIT_OK,
-    action: str | None = None,
-) -> int:
-    """The result: human lines, or with --json one object of the shape (jsonout) whose
-    `exit` is `code`, the status the call exits with. Returns `code`."""
-    if args.json:
-        fields = {k: v for k, v in details.items() if k not in ("action", "sessionId")}
-        jsonout.emit(action or args.verb, code, args.session, fields)
-    else:
-        printing.line(lines if isinstance(lines, str) else "\n".join(lines))
-    return EXIT_OK if code is None else code
 
 
 def list_result(
@@ -70,7 +53,7 @@ def list_result(
     }
     lines = human.list_lines(records, session_id)
     lines += human.pruned_lines(details["pruned"], max_jobs)
-    code = emit(args, details, lines)
+    code = emit_result(args, details, lines)
     if not args.json:  # on stderr: stdout stays the rows
         for problem in problems:
             printing.err(f"problem: {human.safe(problem, 1000)}")
@@ -126,7 +109,7 @@ def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPa
         from jobs_tui.engine.records.format import usage_line
 
         lines.append(usage_line(usage))
-    return emit(args, {"job": with_usage(record.to_json(), usage)}, lines)
+    return emit_result(args, {"job": with_usage(record.to_json(), usage)}, lines)
 
 
 def glance(args: argparse.Namespace) -> int | None:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import printing
 from ..errors import EXIT_OK
+from ..jsonout import emit_result
 from . import human
-from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -71,7 +71,7 @@ def show_search(
     if earlier:
         details.update(truncated=True, earlierBytes=earlier)
     if args.json:
-        return emit(args, details, "")
+        return emit_result(args, details, "")
     texts = [s.text for s in found.lines]
     if args.timestamps:
         texts = stamped(texts, [s.at_ms for s in found.lines])

@@ -19,9 +19,9 @@ from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, SEARCH_BYTES, raw_tail
 from jobs_tui.engine.records.sanitize import spell_controls
 
 from .. import printing
+from ..jsonout import emit_result
 from ..tty.text import render_lines
 from . import human
-from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -57,7 +57,7 @@ async def raw_logs(jm: JobManager, args: argparse.Namespace) -> int:
     if details["truncated"]:
         details["earlierBytes"] = tail.offset + len(tail.data) - len(data)
     if args.json:
-        return emit(args, details, [])
+        return emit_result(args, details, [])
     if sys.stdout.isatty():  # a hostile job's escapes never act on the reader's terminal
         printing.write(spell_controls(data.decode("utf-8", "replace")))
         return 0
@@ -90,7 +90,7 @@ async def tty_logs(jm: JobManager, args: argparse.Namespace) -> int:
             if earlier and not tail.offset:
                 details["earlierLines"] = earlier
     details["logs"] = "\n".join(shown) + ("\n" if shown else "")
-    return emit(args, details, human.logs_lines(details))
+    return emit_result(args, details, human.logs_lines(details))
 
 
 async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
@@ -137,4 +137,4 @@ async def tty_dated(jm: JobManager, args: argparse.Namespace) -> int:
     lines = human.logs_lines(details)
     if args.timestamps and texts:
         lines[-1] = "\n".join(stamped(texts, details["times"]))
-    return emit(args, details, lines)
+    return emit_result(args, details, lines)

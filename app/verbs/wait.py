@@ -19,8 +19,8 @@ from jobs_tui.engine.calls.arguments import check
 
 from .. import printing
 from ..errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
+from ..jsonout import emit_result
 from . import human
-from .reads import emit
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -101,7 +101,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     if result.listening is not None:
         details["listening"] = {"jobId": result.listening, "port": args.port}
     if args.json:
-        return emit(args, details, "", code)
+        return emit_result(args, details, "", code)
     now = human.now_ms()
     if result.listening is not None:  # the job on stderr, as a match's is
         printing.err(human.outcome_line(about, now) + f" · listening :{args.port}")
@@ -110,7 +110,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
         printing.line(human.safe(result.match.line, 4000))
         printing.err(human.outcome_line(about, now) + " · matched")
         return code
-    emit(args, details, [human.outcome_line(r, now) for r in result.jobs], code)
+    emit_result(args, details, [human.outcome_line(r, now) for r in result.jobs], code)
     if result.reason == "timeout":
         running = [human.safe(r.id, 20) for r in result.jobs if r.running]
         verb = "is" if len(running) == 1 else "are"
