@@ -104,7 +104,7 @@ def test_the_import_scan_finds_every_way_in():
         "from jobs_tui.engine.calls import toolschemas; from jobs_tui.engine.logs import unread\n"
         "from ..engine.toolschemas import all_schemas\n"
     )
-    found = vocabulary_imports(planted, "jobs_tui.app.verbs.job")
+    found = vocabulary_imports(planted, "jobs_tui.app.verbs")
     assert [f.rpartition("(line ")[2] for f in found] == ["1)", "3)", "4)", "5)", "6)"]
     assert vocabulary_imports("from .tools import job", "jobs_tui.engine", is_package=True)
     assert vocabulary_imports("from .. import tools", "jobs_tui.engine.session.manager")
