@@ -1,14 +1,14 @@
 """`jobs-tui serve`: the jobs app in a browser, one app process per tab (textual-serve).
 
 The screen can kill jobs and type into them, so nobody gets in by knowing the port:
-every request needs the server's token (always set: see `serve_token` for where it
+every request needs the server's token (always set: see `serve.token` for where it
 comes from, and why a file or the environment rather than argv), even on loopback,
 where every local user and every web page in the browser can reach the port. The URL
 printed carries it as `?token=`; the first page load moves it into a cookie (HttpOnly,
 SameSite=Strict, this port's own name) and redirects to the bare URL, so the token
 leaves the address bar; the page's websocket then carries the cookie. Scripts may send
 `Authorization: Bearer TOKEN`. Before the token, every request must name the bound
-address in its Host, and carry no Origin but its own (`serve_hosts`: DNS rebinding):
+address in its Host, and carry no Origin but its own (`serve.hosts`: DNS rebinding):
 403. Then no token: 401; a wrong one: 403.
 
 Each tab runs `python -m jobs_tui.app.serve.tab --app` (the `jobs-tui` app on textual's

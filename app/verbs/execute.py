@@ -129,7 +129,7 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
     unread = await UnreadCursors.shared(jm).read(record.id, OUTPUT_CAP)
     if not record.running and not unread.remaining:
         record = await jm.status(record.id)
-    if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
+    if record.tty:  # a terminal job's bytes as the rows its terminal shows (tty.text)
         import dataclasses
 
         from jobs_tui.engine.session.ttyoutput import screen_text
@@ -225,7 +225,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         unread = quick.read_unread(record, OUTPUT_CAP)
         if not record.running and not unread.remaining:
             quick.mark_seen(record)
-        if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
+        if record.tty:  # a terminal job's bytes as the rows its terminal shows (tty.text)
             import dataclasses
 
             from jobs_tui.engine.session.ttyoutput import screen_text_now

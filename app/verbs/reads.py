@@ -87,7 +87,7 @@ def unwritten_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobR
 
 
 def tty_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
-    """A terminal job's last line as its terminal shows it (`ttytext`), not its bytes."""
+    """A terminal job's last line as its terminal shows it (`tty.text`), not its bytes."""
     if not any(r.tty for r in records):
         return records
     from ..tty.text import shown_last_lines

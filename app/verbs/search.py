@@ -54,7 +54,7 @@ def show_search(
     earlier: int = 0,
 ) -> int:
     """A search's matching lines (and context) as `logs --grep` prints them; `rendered`:
-    rows of a terminal job's screen (`ttylogs`), said in the JSON; `earlier`: bytes the
+    rows of a terminal job's screen (`verbs.tty_logs`), said in the JSON; `earlier`: bytes the
     log retains before what was searched (a terminal job's search is bounded)."""
     details: dict[str, Any] = {
         "job": record.to_json(),

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from jobs_tui.engine.logs.follower import LogFollower
     from jobs_tui.term.rows import ScreenRows
 
-FOLLOW_POLL_MS = 200  # as verbs.follow
+FOLLOW_POLL_MS = 200  # as verbs.job.follow
 BUSY_POLL_MS = 20
 FOLLOW_CAP = 1 << 20
 

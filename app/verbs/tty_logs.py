@@ -1,7 +1,7 @@
 """`jobs-tui logs` of a terminal job, and `--raw` of any job.
 
 A terminal (`tty`) job's output is read as a terminal shows it: its log's last bytes
-rendered through the terminal pane's emulator (`ttytext`), then the last `--lines` rows
+rendered through the terminal pane's emulator (`tty.text`), then the last `--lines` rows
 (or a page of them with `--offset`/`--limit`). `--since` and `--timestamps` date those
 rows (by the bytes that made each final, from the time index); `--grep` searches every
 row the retained log made final (`jobs_tui.term.history`), never its bytes' lines.
