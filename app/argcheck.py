@@ -46,7 +46,16 @@ RANGES: dict[tuple[str, str], tuple[str, int, int]] = {
     ("start", "cols"): ("--cols", MIN_COLS, MAX_COLS),
     ("start", "rows"): ("--rows", MIN_ROWS, MAX_ROWS),
 }
+_WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
 _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
+
+
+def whole(text: str) -> int:
+    """A whole number of at most 18 digits (never a 4,300-digit conversion)."""
+    if not _WHOLE.match(text.strip()):
+        what = "is out of range" if text.strip().lstrip("+-").isdigit() else "is not a whole number"
+        raise argparse.ArgumentTypeError(f"{quote(text)} {what}")
+    return int(text)
 
 
 def not_utf8(text: str) -> str | None:

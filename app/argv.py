@@ -18,7 +18,7 @@ from typing import Any
 
 from jobs_tui.engine.shim.protocol import KILL_SIGNALS as SIGNALS
 
-from .argcheck import check, not_utf8
+from .argcheck import check, not_utf8, whole
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
@@ -28,7 +28,6 @@ GLOBAL_VALUE_FLAGS = ("--registry-dir", "--session")
 DESCRIPTION = "Background jobs for people who work beside coding agents."
 EPILOG = "Words after -- are the command (start, exec) or the text (send)."
 
-_WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
 _NAMED = re.compile(r"(?:the following arguments are required|unrecognized arguments): ([^,\s]+)")
 
 
@@ -130,14 +129,6 @@ def _tidy(message: str) -> tuple[str, str | None]:
     ):
         field = match.group(1)
     return capped(message), capped(field) if field else None
-
-
-def whole(text: str) -> int:
-    """A whole number of at most 18 digits (never a 4,300-digit conversion)."""
-    if not _WHOLE.match(text.strip()):
-        what = "is out of range" if text.strip().lstrip("+-").isdigit() else "is not a whole number"
-        raise argparse.ArgumentTypeError(f"{quote(text)} {what}")
-    return int(text)
 
 
 def signal_name(text: str) -> str:
@@ -372,7 +363,7 @@ def _hook(p: argparse.ArgumentParser) -> None:
 
 
 def _serve(p: argparse.ArgumentParser) -> None:
-    from .serve import add_arguments
+    from .serve.server import add_arguments
 
     add_arguments(p)
 

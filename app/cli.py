@@ -41,7 +41,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _verbs() -> dict[str, Verb]:
-    from . import verbs, verbs_exec, waiting
+    from .verbs import execute as verbs_exec
+    from .verbs import job as verbs
+    from .verbs import wait as waiting
 
     return {
         "start": verbs.start,
@@ -178,11 +180,11 @@ def _verb_of(words: list[str]) -> str | None:
 def _verb_main(args: argparse.Namespace) -> int:
     try:
         if args.verb == "config":
-            from .verbs_exec import config_verb
+            from .verbs.execute import config_verb
 
             return config_verb(args)
         if args.verb == "schema":
-            from .verbs_exec import schema_verb
+            from .verbs.execute import schema_verb
 
             return schema_verb(args)
         if args.verb == "mcp":
@@ -194,7 +196,7 @@ def _verb_main(args: argparse.Namespace) -> int:
 
             return hook_verb(args)
         if args.verb == "serve":
-            from .serve import run_verb as serve_verb
+            from .serve.server import run_verb as serve_verb
 
             return serve_verb(args)
         if args.verb == "setup":
@@ -204,13 +206,13 @@ def _verb_main(args: argparse.Namespace) -> int:
         if args.verb is None:
             args.verb, args.all = "list", False
         if args.verb == "exec" and getattr(args, "started", None) is None:
-            from .verbs_exec import quick_exec
+            from .verbs.execute import quick_exec
 
             code = quick_exec(args)  # no event loop, when the session has nothing to do
             if code is not None:
                 return code
         if args.verb in ("list", "status"):
-            from .reads import glance
+            from .verbs.reads import glance
 
             code = glance(args)  # no event loop, when the session has nothing to do
             if code is not None:

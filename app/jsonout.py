@@ -16,10 +16,11 @@ import json
 import re
 
 from . import printing
-from .errors import KINDS, VerbError
+from .errors import EXIT_OK, KINDS, VerbError
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
+    from argparse import Namespace
     from typing import Any
 
 _UNSAFE = re.compile(
@@ -47,6 +48,23 @@ def emit(action: str, code: int | None, session: str | None, fields: dict[str, A
     """Print one result (`code` None: a line of `logs --follow` before its last)."""
     out = {"action": action, "exit": code, "sessionId": _session(session), **fields}
     printing.line(dumps(out))
+
+
+def emit_result(
+    args: Namespace,
+    details: dict[str, Any],
+    lines: list[str] | str,
+    code: int | None = EXIT_OK,
+    action: str | None = None,
+) -> int:
+    """The result: human lines, or with --json one object of this shape whose
+    `exit` is `code`, the status the call exits with. Returns `code`."""
+    if args.json:
+        fields = {k: v for k, v in details.items() if k not in ("action", "sessionId")}
+        emit(action or args.verb, code, args.session, fields)
+    else:
+        printing.line(lines if isinstance(lines, str) else "\n".join(lines))
+    return EXIT_OK if code is None else code
 
 
 def error(exc: VerbError, message: str, verb: str | None, session: str | None) -> dict[str, Any]:

@@ -176,15 +176,18 @@ def running_wake(entry: Registration) -> list[dict[str, Any]]:
 
 
 def finish_lines(entry: Registration, jobs: list[dict[str, Any]]) -> list[str]:
-    """Each finish as the MCP server's finish notification says it (notify.finish_text):
+    """Each finish as the MCP server's finish notification says it (notify.finish_text,
+    shaping.outcome; the hook imports no module of the server's):
     the outcome line, then the last output line of a job that did not succeed (a terminal
     job's as its screen shows it); all sanitized."""
+    import time
+
+    from jobs_tui.engine.records.format import outcome_line
     from jobs_tui.engine.records.model import JobRecord, JobStatus, RecordError
     from jobs_tui.engine.records.sanitize import sanitize_line
     from jobs_tui.engine.registry.paths import RegistryPaths
 
-    from ..mcp.shaping import outcome
-    from ..ttytext import shown_last_line
+    from ..tty.text import shown_last_line
 
     paths = RegistryPaths(entry.registry_dir)  # where a terminal job's log may be read
     lines = []
@@ -195,7 +198,7 @@ def finish_lines(entry: Registration, jobs: list[dict[str, Any]]) -> list[str]:
             lines.append(sanitize_line(f"{job.get('id')} finished ({job.get('status')})", 400))
             continue
         record = shown_last_line(paths, record)
-        text = outcome(record.to_json())
+        text = sanitize_line(outcome_line(record, time.time() * 1000), 400)  # as mcp.shaping
         if record.status is not JobStatus.EXITED and record.last_line:
             text += f" · last line: {sanitize_line(record.last_line, 300)}"
         lines.append(text)

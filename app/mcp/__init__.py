@@ -23,7 +23,7 @@ MIN_LIMIT, MAX_LIMIT = 1024, 1024 * 1024
 def _limit(text: str) -> int:
     import argparse
 
-    from ..argv import whole
+    from ..argcheck import whole
 
     value = whole(text)
     if not MIN_LIMIT <= value <= MAX_LIMIT:

@@ -31,7 +31,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from jobs_tui.engine.records.model import JobEvent, JobRecord, JobStatus
 from jobs_tui.engine.records.sanitize import sanitize_line
 
-from ..ttytext import shown_last_line
+from ..tty.text import shown_last_line
 from .shaping import outcome
 
 if TYPE_CHECKING:

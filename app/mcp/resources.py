@@ -23,7 +23,7 @@ from jobs_tui.engine.records.format import earlier_note
 from jobs_tui.engine.records.results import JobError
 from jobs_tui.engine.tools import JobTools
 
-from ..ttytext import render_lines, screen_tail
+from ..tty.text import render_lines, screen_tail
 from .notify import JOBS_URI, job_uri, log_uri
 from .shaping import DEFAULT_LIMIT, outcome, shape, where_log
 

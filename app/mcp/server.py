@@ -32,8 +32,8 @@ from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
 
 from ..errors import EXIT_INTERRUPTED
-from ..ttytext import render_lines, screen_delta
-from ..ttywait import screen_scanner
+from ..tty.scan import screen_scanner
+from ..tty.text import render_lines, screen_delta
 from .handshake import CHANNEL, SERVER_NAME, Early, listed_tool, server_version
 from .modelview import model_result
 from .notify import Notifier

@@ -21,7 +21,7 @@ import anyio
 from jobs_tui.engine.calls.callschema import DEFAULT_WAIT_MS
 from jobs_tui.engine.records.sanitize import sanitize_line
 
-from ..ttytext import shown_last_line
+from ..tty.text import shown_last_line
 from .waitcap import wait_cap_s
 
 if TYPE_CHECKING:

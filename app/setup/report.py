@@ -61,7 +61,7 @@ def lines(plan: Plan, changes: list[Change], where: Where, removing: bool) -> li
 
 
 def emit(args: argparse.Namespace, plan: Plan, changes: list[Change], where: Where) -> int:
-    from ..reads import emit as emit_result
+    from ..jsonout import emit_result
 
     details = {
         "client": plan.client,

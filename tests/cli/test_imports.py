@@ -86,5 +86,5 @@ def test_the_real_entry_point_under_importtime(cli: Cli):
     assert done.returncode == 0
     imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()]
     # exec runs without an event loop on a session with nothing to do (engine/session/quickexec.py)
-    assert "jobs_tui.app.verbs_exec" in imported and "asyncio" not in imported
+    assert "jobs_tui.app.verbs.execute" in imported and "asyncio" not in imported
     assert not [m for m in imported if m.startswith(UI)]

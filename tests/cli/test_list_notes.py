@@ -8,7 +8,7 @@ import asyncio
 import json
 import os
 
-from jobs_tui.app import verbs
+from jobs_tui.app.verbs import job as verbs
 from jobs_tui.engine import JobManager
 
 from .conftest import Cli

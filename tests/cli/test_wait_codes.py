@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobs_tui.app.waiting import first_to_end, wait_code
+from jobs_tui.app.verbs.wait import first_to_end, wait_code
 from jobs_tui.engine.records.model import JobRecord, JobStatus
 
 

@@ -37,7 +37,7 @@ class Served:
         return self.base.replace("http", "ws", 1) + "/ws"
 
     def apps(self) -> list[psutil.Process]:
-        """The tabs' app processes (`python -m jobs_tui.app.serve_tab --app ...`)."""
+        """The tabs' app processes (`python -m jobs_tui.app.serve.tab --app ...`)."""
         try:
             children = psutil.Process(self.proc.pid).children()
         except psutil.NoSuchProcess:
@@ -45,7 +45,7 @@ class Served:
         found = []
         for child in children:
             try:
-                if "jobs_tui.app.serve_tab" in child.cmdline():
+                if "jobs_tui.app.serve.tab" in child.cmdline():
                     found.append(child)
             except psutil.Error:
                 continue

@@ -162,13 +162,13 @@ def test_a_wildcard_bind_answers_to_this_machines_name_only(cli) -> None:
     ],
 )
 def test_which_host_headers_name_the_bound_address(bind, header, named) -> None:
-    from jobs_tui.app.serve_hosts import Hosts
+    from jobs_tui.app.serve.hosts import Hosts
 
     assert Hosts.bound(bind, 8765).match(header) == named
 
 
 def test_port_80_may_be_left_out_as_browsers_do() -> None:
-    from jobs_tui.app.serve_hosts import Hosts
+    from jobs_tui.app.serve.hosts import Hosts
 
     hosts = Hosts.bound("127.0.0.1", 80)
     assert hosts.match("127.0.0.1") == "127.0.0.1:80"
@@ -190,7 +190,7 @@ def test_port_80_may_be_left_out_as_browsers_do() -> None:
     ],
 )
 def test_an_origin_must_be_the_pages_own(origin, ok) -> None:
-    from jobs_tui.app.serve_hosts import Hosts
+    from jobs_tui.app.serve.hosts import Hosts
 
     assert Hosts.bound("127.0.0.1", 8765).origin_ok(origin, "127.0.0.1:8765") is ok
 
@@ -198,7 +198,7 @@ def test_an_origin_must_be_the_pages_own(origin, ok) -> None:
 def test_a_wildcard_bind_answers_to_this_machines_name_and_addresses() -> None:
     import psutil
 
-    from jobs_tui.app.serve_hosts import Hosts
+    from jobs_tui.app.serve.hosts import Hosts
 
     for wildcard in ("0.0.0.0", "::"):
         hosts = Hosts.bound(wildcard, 8765)

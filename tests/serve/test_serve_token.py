@@ -73,7 +73,7 @@ def test_a_token_file_others_can_read_or_write_is_refused(cli, shown) -> None:
 def test_every_permission_bit_for_group_or_others_is_refused(tmp_path) -> None:
     """Each of the six bits alone (the command line's answer is the same function's)."""
     from jobs_tui.app.errors import UsageError
-    from jobs_tui.app.serve_token import read_token_file
+    from jobs_tui.app.serve.token import read_token_file
 
     path = tmp_path / "token"
     path.write_text(TOKEN + "\n")
@@ -91,7 +91,7 @@ def test_every_permission_bit_for_group_or_others_is_refused(tmp_path) -> None:
 def test_a_token_file_swapped_after_its_check_is_not_read(tmp_path, monkeypatch, swap) -> None:
     """Between the lstat and the open, another file takes the name: it is refused, unread."""
     from jobs_tui.app.errors import UsageError
-    from jobs_tui.app.serve_token import read_token_file
+    from jobs_tui.app.serve.token import read_token_file
 
     monkeypatch.chdir(tmp_path)
     private = Path("token")
@@ -185,7 +185,7 @@ def test_a_token_file_that_holds_no_token_is_refused(cli, make) -> None:
 
 def test_what_is_no_token_is_said_without_echoing_it(tmp_path, monkeypatch) -> None:
     from jobs_tui.app.errors import UsageError
-    from jobs_tui.app.serve_token import read_token_file
+    from jobs_tui.app.serve.token import read_token_file
 
     monkeypatch.chdir(tmp_path)  # short names: a message quotes at most 80 characters
     for make, says in NO_TOKEN.items():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobs_tui.app.ttytext import render_lines
+from jobs_tui.app.tty.text import render_lines
 from jobs_tui.engine import JobManager
 from jobs_tui.engine.tools import JobTools, ProcessTools
 from tests.cli.test_tty_text import STATUS, VIM_LIKE
@@ -35,7 +35,7 @@ async def test_job_tools_without_a_renderer_read_the_bytes_as_before(jm: JobMana
 
 
 async def test_unread_output_of_a_terminal_job_is_its_screens_rows(jm: JobManager):
-    from jobs_tui.app.ttytext import screen_delta
+    from jobs_tui.app.tty.text import screen_delta
     from jobs_tui.engine.tools import ExecCommandTools
 
     script = (

@@ -34,7 +34,7 @@ async def _until(predicate, timeout: float = 20.0) -> bool:
 async def test_output_before_a_resize_renders_at_the_size_it_was_written_at(
     registry_dir: str, tmp_path: Path
 ):
-    from jobs_tui.app.ttytext import render_lines, screen_lines
+    from jobs_tui.app.tty.text import render_lines, screen_lines
 
     work = tmp_path / "work"
     work.mkdir()
@@ -80,7 +80,7 @@ async def test_output_before_a_resize_renders_at_the_size_it_was_written_at(
 
 
 def test_unread_rows_are_laid_out_at_the_size_they_were_written_at():
-    from jobs_tui.app.ttytext import screen_delta
+    from jobs_tui.app.tty.text import screen_delta
 
     prior = b"x" * 60 + b"\r\n"  # written at 40 columns
     sizes = ((0, 40, 10), (len(prior), 100, 10))

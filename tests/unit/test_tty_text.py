@@ -52,7 +52,7 @@ async def test_the_finish_line_of_a_terminal_job_has_its_screens_last_line(
     registry_dir: str,
 ):
     from jobs_tui.app.mcp.notify import finish_text
-    from jobs_tui.app.ttytext import shown_last_line
+    from jobs_tui.app.tty.text import shown_last_line
 
     async with JobManager(cwd=".", registry_dir=registry_dir) as jm:
         rec = await jm.start(VIM_LIKE + "; exit 3", label="vim", tty=True)

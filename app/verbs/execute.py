@@ -13,8 +13,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import printing
-from .errors import (
+from .. import printing
+from ..errors import (
     EXIT_ERROR,
     EXIT_NO_CODE,
     EXIT_OK,
@@ -104,7 +104,8 @@ def translated(jm: JobManager, seen: Collected) -> dict[str, Any]:
 
 
 def _show(args: argparse.Namespace, jm: JobManager, seen: Collected, code: int) -> int:
-    from . import human, jsonout
+    from .. import jsonout
+    from . import human
 
     if args.json:
         jsonout.emit(args.verb, code, args.session, translated(jm, seen))
@@ -128,12 +129,12 @@ async def collect(jm: JobManager, record: JobRecord) -> Collected:
     unread = await UnreadCursors.shared(jm).read(record.id, OUTPUT_CAP)
     if not record.running and not unread.remaining:
         record = await jm.status(record.id)
-    if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
+    if record.tty:  # a terminal job's bytes as the rows its terminal shows (tty.text)
         import dataclasses
 
         from jobs_tui.engine.session.ttyoutput import screen_text
 
-        from .ttytext import screen_delta
+        from ..tty.text import screen_delta
 
         text = await screen_text(jm, record, unread, screen_delta)
         unread = dataclasses.replace(unread, text=text)
@@ -182,7 +183,8 @@ async def exec_verb(jm: JobManager, args: argparse.Namespace) -> int:
 
 def _printing_imports() -> None:
     """What `_show` prints with, loaded while the job's shim starts."""
-    from . import human, jsonout  # noqa: F401
+    from .. import jsonout  # noqa: F401
+    from . import human  # noqa: F401
 
 
 def quick_exec(args: argparse.Namespace) -> int | None:
@@ -193,7 +195,7 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         return None
     from jobs_tui.engine.session.quickexec import Handover, QuickExec
 
-    from .session import session_name, unusable_registry
+    from ..session import session_name, unusable_registry
 
     quick = QuickExec(session_name(args.session), args.registry_dir)
     try:
@@ -223,12 +225,12 @@ def quick_exec(args: argparse.Namespace) -> int | None:
         unread = quick.read_unread(record, OUTPUT_CAP)
         if not record.running and not unread.remaining:
             quick.mark_seen(record)
-        if record.tty:  # a terminal job's bytes as the rows its terminal shows (ttytext)
+        if record.tty:  # a terminal job's bytes as the rows its terminal shows (tty.text)
             import dataclasses
 
             from jobs_tui.engine.session.ttyoutput import screen_text_now
 
-            from .ttytext import screen_delta
+            from ..tty.text import screen_delta
 
             text = screen_text_now(quick.paths, record, unread, screen_delta)
             unread = dataclasses.replace(unread, text=text)
@@ -264,7 +266,7 @@ def project_root(cwd: str) -> str:
 def config_verb(args: argparse.Namespace) -> int:
     from jobs_tui.engine.config import Config, resolve_registry_dir, write_defaults
 
-    from .reads import emit
+    from ..jsonout import emit_result
 
     if args.action == "init":
         try:
@@ -273,7 +275,7 @@ def config_verb(args: argparse.Namespace) -> int:
             raise VerbError(
                 f"{exc}; pass --force to overwrite", EXIT_ERROR, field="--path"
             ) from exc
-        return emit(args, {"path": str(path)}, f"wrote {path}", action="config init")
+        return emit_result(args, {"path": str(path)}, f"wrote {path}", action="config init")
     config = Config.load(args.path)
     registry = resolve_registry_dir(".", None, config, args.registry_dir)
     root = project_root(".")
@@ -290,15 +292,15 @@ def config_verb(args: argparse.Namespace) -> int:
     lines += [f"# registry dir: {registry}"]
     lines += [f"# warning: {w}" for w in config.warnings]
     lines.append(tomli_w.dumps({"job": config.to_table()}).rstrip())
-    return emit(args, details, lines, action="config show")
+    return emit_result(args, details, lines, action="config show")
 
 
 def schema_verb(args: argparse.Namespace) -> int:
     """The vocabularies' input schemas and, as `cli`, the output schemas of `--json`."""
     from jobs_tui.engine.calls.toolschemas import all_schemas
 
+    from ..jsonout import emit_result
     from .outschema import cli_schemas
-    from .reads import emit
 
     schemas: dict[str, Any] = {**all_schemas(), "cli": cli_schemas()}
     if args.name:
@@ -314,6 +316,6 @@ def schema_verb(args: argparse.Namespace) -> int:
             raise VerbError(message, EXIT_USAGE, field="NAME")
         schemas = picked
     if args.json:
-        return emit(args, {"name": args.name, "schemas": schemas}, "")
+        return emit_result(args, {"name": args.name, "schemas": schemas}, "")
     printing.line(json.dumps(schemas, indent=2, ensure_ascii=False))
     return EXIT_OK

@@ -1,7 +1,7 @@
 """`jobs-tui logs` of a terminal job, and `--raw` of any job.
 
 A terminal (`tty`) job's output is read as a terminal shows it: its log's last bytes
-rendered through the terminal pane's emulator (`ttytext`), then the last `--lines` rows
+rendered through the terminal pane's emulator (`tty.text`), then the last `--lines` rows
 (or a page of them with `--offset`/`--limit`). `--since` and `--timestamps` date those
 rows (by the bytes that made each final, from the time index); `--grep` searches every
 row the retained log made final (`jobs_tui.term.history`), never its bytes' lines.
@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, SEARCH_BYTES, raw_tail
 from jobs_tui.engine.records.sanitize import spell_controls
 
-from . import human, printing
-from .reads import emit
-from .ttytext import render_lines
+from .. import printing
+from ..jsonout import emit_result
+from ..tty.text import render_lines
+from . import human
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -56,7 +57,7 @@ async def raw_logs(jm: JobManager, args: argparse.Namespace) -> int:
     if details["truncated"]:
         details["earlierBytes"] = tail.offset + len(tail.data) - len(data)
     if args.json:
-        return emit(args, details, [])
+        return emit_result(args, details, [])
     if sys.stdout.isatty():  # a hostile job's escapes never act on the reader's terminal
         printing.write(spell_controls(data.decode("utf-8", "replace")))
         return 0
@@ -89,7 +90,7 @@ async def tty_logs(jm: JobManager, args: argparse.Namespace) -> int:
             if earlier and not tail.offset:
                 details["earlierLines"] = earlier
     details["logs"] = "\n".join(shown) + ("\n" if shown else "")
-    return emit(args, details, human.logs_lines(details))
+    return emit_result(args, details, human.logs_lines(details))
 
 
 async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
@@ -99,7 +100,7 @@ async def tty_grep(jm: JobManager, args: argparse.Namespace) -> int:
     from jobs_tui.engine.calls.arguments import compile_regex
     from jobs_tui.engine.logs.ttysearch import search_rows
 
-    from .logsearch import show_search
+    from .search import show_search
 
     pattern = compile_regex("grep", args.grep)
     tail = await raw_tail(jm, args.id, SEARCH_BYTES, dated=True)
@@ -118,7 +119,7 @@ async def tty_dated(jm: JobManager, args: argparse.Namespace) -> int:
     (written since then), each dated by the bytes that made it final."""
     from jobs_tui.engine.logs.ttysearch import dated_tail
 
-    from .logsearch import stamped
+    from .search import stamped
 
     tail = await raw_tail(jm, args.id, RAW_TAIL_BYTES, dated=True)
     count = args.lines or jm.config.max_log_lines
@@ -136,4 +137,4 @@ async def tty_dated(jm: JobManager, args: argparse.Namespace) -> int:
     lines = human.logs_lines(details)
     if args.timestamps and texts:
         lines[-1] = "\n".join(stamped(texts, details["times"]))
-    return emit(args, details, lines)
+    return emit_result(args, details, lines)

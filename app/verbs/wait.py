@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.calls.arguments import check
 
-from . import human, printing
-from .errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
-from .reads import emit
+from .. import printing
+from ..errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
+from ..jsonout import emit_result
+from . import human
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -71,7 +72,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     mode = "any" if args.any else "all"
     scanner = None
     if args.until is not None and any(jm.get(job_id).tty for job_id in ids):
-        from .ttywait import screen_scanner
+        from ..tty.scan import screen_scanner
 
         scanner = screen_scanner(jm)  # a terminal job's rows, not its bytes' lines
     result = await jm.wait_many(
@@ -100,7 +101,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     if result.listening is not None:
         details["listening"] = {"jobId": result.listening, "port": args.port}
     if args.json:
-        return emit(args, details, "", code)
+        return emit_result(args, details, "", code)
     now = human.now_ms()
     if result.listening is not None:  # the job on stderr, as a match's is
         printing.err(human.outcome_line(about, now) + f" · listening :{args.port}")
@@ -109,7 +110,7 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
         printing.line(human.safe(result.match.line, 4000))
         printing.err(human.outcome_line(about, now) + " · matched")
         return code
-    emit(args, details, [human.outcome_line(r, now) for r in result.jobs], code)
+    emit_result(args, details, [human.outcome_line(r, now) for r in result.jobs], code)
     if result.reason == "timeout":
         running = [human.safe(r.id, 20) for r in result.jobs if r.running]
         verb = "is" if len(running) == 1 else "are"

@@ -18,15 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.calls.arguments import check
 
-from . import human, jsonout, printing
-from .argcheck import not_utf8
-from .errors import (
+from .. import jsonout, printing
+from ..argcheck import not_utf8
+from ..errors import (
     EXIT_ERROR,
     EXIT_REFUSED,
     EXIT_USAGE,
     VerbError,
 )
-from .reads import emit, list_result, status_result
+from ..jsonout import emit_result
+from . import human
+from .reads import list_result, status_result
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -52,7 +54,7 @@ async def start(jm: JobManager, args: argparse.Namespace) -> int:
         rows=args.rows,
         env=args.env,
     )
-    return emit(args, {"job": record.to_json()}, human.start_line(record))
+    return emit_result(args, {"job": record.to_json()}, human.start_line(record))
 
 
 async def list_jobs(jm: JobManager, args: argparse.Namespace) -> int:
@@ -68,16 +70,16 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 
 
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
-    from .ttylogs import renders, tty_logs
+    from .tty_logs import renders, tty_logs
 
     if renders(args, jm.get(args.id).tty):
         if args.follow:
-            from .ttyfollow import tty_follow
+            from .tty_follow import tty_follow
 
             return await tty_follow(jm, args)
         return await tty_logs(jm, args)
     if args.grep is not None:
-        from .logsearch import grep
+        from .search import grep
 
         return await grep(jm, args)
     start = 0
@@ -112,11 +114,11 @@ async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     if not args.follow:
         lines = human.logs_lines(details)
         if args.timestamps and details.get("logs"):
-            from .logsearch import stamped
+            from .search import stamped
 
             lines[-1] = "\n".join(stamped(shown, details["times"]))
-        return emit(args, details, lines)
-    emit(args, {**details, "following": True}, human.logs_lines(details), None)
+        return emit_result(args, details, lines)
+    emit_result(args, {**details, "following": True}, human.logs_lines(details), None)
     return await follow(jm, args, start)
 
 
@@ -174,7 +176,7 @@ async def follow(jm: JobManager, args: argparse.Namespace, offset: int) -> int:
             if not args.json:
                 _say_gap(gap)
             final.update(_skipped(gap))
-            return emit(args, final, human.outcome_line(record, human.now_ms()))
+            return emit_result(args, final, human.outcome_line(record, human.now_ms()))
 
 
 def _skipped(gap: int) -> dict[str, int]:
@@ -210,7 +212,7 @@ async def send(jm: JobManager, args: argparse.Namespace) -> int:
                 "sent": sent["sent"],
                 "stdinClosed": sent["stdinClosed"],
             }
-    return emit(args, details, human.send_line(details))
+    return emit_result(args, details, human.send_line(details))
 
 
 async def send_bytes_typed(jm: JobManager, args: argparse.Namespace) -> dict[str, Any]:
@@ -247,7 +249,7 @@ async def kill(jm: JobManager, args: argparse.Namespace) -> int:
     if result.job.running or result.job.remaining_processes:
         message = f"{args.id} is still running after the grace period"
         raise VerbError(message, EXIT_ERROR, {"job": details["job"]}, field="ID")
-    return emit(args, details, human.kill_line(details))
+    return emit_result(args, details, human.kill_line(details))
 
 
 async def restart(jm: JobManager, args: argparse.Namespace) -> int:
@@ -255,7 +257,9 @@ async def restart(jm: JobManager, args: argparse.Namespace) -> int:
     check("id", args.id)
     record = await jm.restart(args.id)
     details = {"job": record.to_json(), "restartOf": args.id}
-    return emit(args, details, f"{human.start_line(record)} · restart of {human.safe(args.id, 20)}")
+    return emit_result(
+        args, details, f"{human.start_line(record)} · restart of {human.safe(args.id, 20)}"
+    )
 
 
 async def clear(jm: JobManager, args: argparse.Namespace) -> int:
@@ -268,7 +272,7 @@ async def clear(jm: JobManager, args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError):  # cleared already: a cursor file the disk refused
         # is no reason to report the clear as failed
         UnreadCursors.shared(jm).forget([r.id for r in cleared])
-    code = emit(args, details, human.clear_lines(details))
+    code = emit_result(args, details, human.clear_lines(details))
     kept = [r.id for r in jm.jobs(include_peers=False) if not r.running and r.remaining_processes]
     if kept and args.id is None and not args.json:  # finished, but not done: said, on stderr
         printing.err(

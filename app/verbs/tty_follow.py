@@ -10,15 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.logs.rawtail import RAW_TAIL_BYTES, raw_tail, read_sizes
 
-from . import human, jsonout, printing
-from .reads import emit
+from .. import jsonout, printing
+from ..jsonout import emit_result
+from . import human
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
     from jobs_tui.engine.logs.follower import LogFollower
     from jobs_tui.term.rows import ScreenRows
 
-FOLLOW_POLL_MS = 200  # as verbs.follow
+FOLLOW_POLL_MS = 200  # as verbs.job.follow
 BUSY_POLL_MS = 20
 FOLLOW_CAP = 1 << 20
 
@@ -76,7 +77,7 @@ async def tty_follow(jm: JobManager, args: argparse.Namespace) -> int:
         if len(shown) < len(first) and not tail.offset:
             details["earlierLines"] = len(first) - len(shown)
     if shown or args.json or details["truncated"]:
-        emit(args, {**details, "following": True}, human.logs_lines(details), None)
+        emit_result(args, {**details, "following": True}, human.logs_lines(details), None)
     follower = jm.follow(args.id, tail.end)
     live = jm.log_files(jm.get(args.id))[0]
     busy = True
@@ -92,4 +93,4 @@ async def tty_follow(jm: JobManager, args: argparse.Namespace) -> int:
             raise BrokenPipeError
         if not record.running:
             final = {"job": record.to_json(), "logs": "", "following": False, "rendered": True}
-            return emit(args, final, human.outcome_line(record, human.now_ms()))
+            return emit_result(args, final, human.outcome_line(record, human.now_ms()))

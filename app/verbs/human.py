@@ -15,7 +15,7 @@ from jobs_tui.engine.records.format import earlier_note, summary
 from jobs_tui.engine.records.model import JobRecord, now_ms
 from jobs_tui.engine.records.sanitize import sanitize_line
 
-from .printing import displayable
+from ..printing import displayable
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from . import human, jsonout, printing
-from .errors import EXIT_OK
+from .. import printing
+from ..jsonout import emit_result
+from . import human
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
@@ -21,23 +22,6 @@ if TYPE_CHECKING:
     from jobs_tui.engine.records.model import JobRecord
     from jobs_tui.engine.registry.paths import RegistryPaths
     from jobs_tui.engine.session.glance import Glance
-
-
-def emit(
-    args: argparse.Namespace,
-    details: dict[str, Any],
-    lines: list[str] | str,
-    code: int | None = EXIT_OK,
-    action: str | None = None,
-) -> int:
-    """The result: human lines, or with --json one object of the shape (jsonout) whose
-    `exit` is `code`, the status the call exits with. Returns `code`."""
-    if args.json:
-        fields = {k: v for k, v in details.items() if k not in ("action", "sessionId")}
-        jsonout.emit(action or args.verb, code, args.session, fields)
-    else:
-        printing.line(lines if isinstance(lines, str) else "\n".join(lines))
-    return EXIT_OK if code is None else code
 
 
 def list_result(
@@ -69,7 +53,7 @@ def list_result(
     }
     lines = human.list_lines(records, session_id)
     lines += human.pruned_lines(details["pruned"], max_jobs)
-    code = emit(args, details, lines)
+    code = emit_result(args, details, lines)
     if not args.json:  # on stderr: stdout stays the rows
         for problem in problems:
             printing.err(f"problem: {human.safe(problem, 1000)}")
@@ -103,10 +87,10 @@ def unwritten_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobR
 
 
 def tty_shown(paths: RegistryPaths, records: list[JobRecord]) -> list[JobRecord]:
-    """A terminal job's last line as its terminal shows it (`ttytext`), not its bytes."""
+    """A terminal job's last line as its terminal shows it (`tty.text`), not its bytes."""
     if not any(r.tty for r in records):
         return records
-    from .ttytext import shown_last_lines
+    from ..tty.text import shown_last_lines
 
     return shown_last_lines(paths, records)
 
@@ -125,7 +109,7 @@ def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPa
         from jobs_tui.engine.records.format import usage_line
 
         lines.append(usage_line(usage))
-    return emit(args, {"job": with_usage(record.to_json(), usage)}, lines)
+    return emit_result(args, {"job": with_usage(record.to_json(), usage)}, lines)
 
 
 def glance(args: argparse.Namespace) -> int | None:
@@ -135,7 +119,7 @@ def glance(args: argparse.Namespace) -> int | None:
     """
     from jobs_tui.engine.session.glance import Glance
 
-    from .session import session_name
+    from ..session import session_name
 
     view = Glance(".", session_name(args.session), registry_dir_flag=args.registry_dir)
     try:
@@ -145,7 +129,7 @@ def glance(args: argparse.Namespace) -> int | None:
 
 
 def _glance(args: argparse.Namespace, view: Glance) -> int | None:
-    from .session import unusable_registry
+    from ..session import unusable_registry
 
     try:
         ready = view.load()

@@ -11,9 +11,10 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import human, printing
-from .errors import EXIT_OK
-from .reads import emit
+from .. import printing
+from ..errors import EXIT_OK
+from ..jsonout import emit_result
+from . import human
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -53,7 +54,7 @@ def show_search(
     earlier: int = 0,
 ) -> int:
     """A search's matching lines (and context) as `logs --grep` prints them; `rendered`:
-    rows of a terminal job's screen (`ttylogs`), said in the JSON; `earlier`: bytes the
+    rows of a terminal job's screen (`verbs.tty_logs`), said in the JSON; `earlier`: bytes the
     log retains before what was searched (a terminal job's search is bounded)."""
     details: dict[str, Any] = {
         "job": record.to_json(),
@@ -70,7 +71,7 @@ def show_search(
     if earlier:
         details.update(truncated=True, earlierBytes=earlier)
     if args.json:
-        return emit(args, details, "")
+        return emit_result(args, details, "")
     texts = [s.text for s in found.lines]
     if args.timestamps:
         texts = stamped(texts, [s.at_ms for s in found.lines])

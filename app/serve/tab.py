@@ -1,6 +1,6 @@
 """One tab of `jobs-tui serve`: its app process, and the server's handle on it.
 
-`TabApp` (textual-serve's AppService) runs `python -m jobs_tui.app.serve_tab --app DIR`
+`TabApp` (textual-serve's AppService) runs `python -m jobs_tui.app.serve.tab --app DIR`
 in its own process session, with the server's cwd and environment, and closes it the
 way closing the tab does (quit; then TERM, then KILL). `app_main` is that process: the
 `jobs-tui` app on textual's web driver, which dies with the server however it goes.
@@ -16,11 +16,11 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from .errors import EXIT_ERROR, EXIT_USAGE
-from .serve_token import ENV as TOKEN_ENV
+from ..errors import EXIT_ERROR, EXIT_USAGE
+from .token import ENV as TOKEN_ENV
 
 if TYPE_CHECKING:
-    from .serve import Options
+    from .server import Options
 
 APP_CLOSE_SECONDS = 15.0  # a tab's app kills its own running jobs on close (kill grace)
 
@@ -120,14 +120,14 @@ def _die_with_parent() -> None:
 
 
 def app_main(argv: list[str]) -> int:
-    """`python -m jobs_tui.app.serve_tab --app REGISTRY_DIR`: the app, as textual-serve runs it."""
+    """`python -m jobs_tui.app.serve.tab --app REGISTRY_DIR`: the app, as textual-serve runs it."""
     if len(argv) != 2 or argv[0] != "--app":
-        sys.stderr.write("usage: python -m jobs_tui.app.serve_tab --app REGISTRY_DIR\n")
+        sys.stderr.write("usage: python -m jobs_tui.app.serve.tab --app REGISTRY_DIR\n")
         return EXIT_USAGE
     _die_with_parent()
     if os.getppid() == 1:
         return EXIT_ERROR
-    from .tui import run_tui
+    from ..tui import run_tui
 
     return run_tui(registry_dir=argv[1])
 

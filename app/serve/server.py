@@ -1,17 +1,17 @@
 """`jobs-tui serve`: the jobs app in a browser, one app process per tab (textual-serve).
 
 The screen can kill jobs and type into them, so nobody gets in by knowing the port:
-every request needs the server's token (always set: see `serve_token` for where it
+every request needs the server's token (always set: see `serve.token` for where it
 comes from, and why a file or the environment rather than argv), even on loopback,
 where every local user and every web page in the browser can reach the port. The URL
 printed carries it as `?token=`; the first page load moves it into a cookie (HttpOnly,
 SameSite=Strict, this port's own name) and redirects to the bare URL, so the token
 leaves the address bar; the page's websocket then carries the cookie. Scripts may send
 `Authorization: Bearer TOKEN`. Before the token, every request must name the bound
-address in its Host, and carry no Origin but its own (`serve_hosts`: DNS rebinding):
+address in its Host, and carry no Origin but its own (`serve.hosts`: DNS rebinding):
 403. Then no token: 401; a wrong one: 403.
 
-Each tab runs `python -m jobs_tui.app.serve_tab --app` (the `jobs-tui` app on textual's
+Each tab runs `python -m jobs_tui.app.serve.tab --app` (the `jobs-tui` app on textual's
 web driver) in its own process session, with this process's cwd, environment and
 registry directory: a viewing session of the same registry, which on close kills only
 the jobs started from that tab. Ctrl-C (or SIGTERM/SIGHUP) closes every tab's app the
@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, VerbError
-from .serve_hosts import WILDCARDS, Hosts
-from .serve_tab import dimension
-from .serve_token import ENV as TOKEN_ENV
-from .serve_token import TOKEN_MAX, TOKEN_MIN, choose, token_problem
+from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, VerbError
+from .hosts import WILDCARDS, Hosts
+from .tab import dimension
+from .token import ENV as TOKEN_ENV
+from .token import TOKEN_MAX, TOKEN_MIN, choose, token_problem
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 THIRD_PARTY_LINK = re.compile(r"<link[^>]*https://fonts\.googleapis\.com[^>]*>")
@@ -90,7 +90,7 @@ class Options:
 
     def app_command(self) -> list[str]:
         """What one tab runs: this interpreter, so the same install and the same registry."""
-        return [sys.executable, "-m", "jobs_tui.app.serve_tab", "--app", self.registry_dir]
+        return [sys.executable, "-m", "jobs_tui.app.serve.tab", "--app", self.registry_dir]
 
 
 def run_verb(args: argparse.Namespace) -> int:
@@ -99,7 +99,7 @@ def run_verb(args: argparse.Namespace) -> int:
     from jobs_tui.engine.config import resolve_registry_dir
     from jobs_tui.engine.registry.paths import ensure_private_dir
 
-    from .session import unusable_registry
+    from ..session import unusable_registry
 
     for flag, given in (("--session", args.session), ("--json", args.json)):
         if given:
@@ -133,7 +133,7 @@ async def serve(options: Options) -> int:
     """Bind, print the URL, serve until a signal; then close every tab's app, then exit."""
     from aiohttp import web
 
-    from .printing import err, line
+    from ..printing import err, line
 
     server = JobsServer(options)
     runner = web.AppRunner(await server.make_app(), handle_signals=False, access_log=None)
@@ -196,7 +196,7 @@ class JobsServer:
         from aiohttp import web
         from textual_serve.download_manager import DownloadManager
 
-        from .serve_tab import tab_app_class  # textual-serve loads only when serving
+        from .tab import tab_app_class  # textual-serve loads only when serving
 
         base = Path(textual_serve.__file__).parent
         template = (base / "templates" / "app_index.html").read_text("utf-8")

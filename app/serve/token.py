@@ -29,7 +29,7 @@ import stat
 import sys
 from dataclasses import dataclass
 
-from .errors import UsageError, quote
+from ..errors import UsageError, quote
 
 ENV = "JOBS_TUI_SERVE_TOKEN"
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")

@@ -1,0 +1,1 @@
+"""The command line's verbs (start, list, logs, wait, exec, ...) and what they print."""
