@@ -63,6 +63,12 @@ EMPTY_TEXT = (
 )
 
 
+class Body(Container):
+    """The rows and the detail pane side by side (or stacked); a background, no more."""
+
+    BLANK = True
+
+
 class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
@@ -82,6 +88,9 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
     """What running jobs use (`JobSource.usage`), sampled once a second while shown."""
 
     DEFAULT_CSS = stylesheet("jobs_screen.tcss")
+    # The screen and its body are only a background under their children: drawn as blank
+    # lines, not through the styles cache, whose partial update drew both whole each tick.
+    BLANK = True
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
         (0, "-narrow"),
         (100, "-wide"),
@@ -136,8 +145,10 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
             yield Static(Content.styled("Jobs", "bold"), id="jobs-title")
             yield Static(id="jobs-summary")
             if self.show_chips:
-                yield StatusChips(self.source, shown_is_seen=self.supervise, id="jobs-chips")
-        with Container(id="jobs-body"):
+                yield StatusChips(
+                    self.source, shown_is_seen=self.supervise, poll=False, id="jobs-chips"
+                )
+        with Body(id="jobs-body"):
             yield JobList(
                 self.shown_clock,
                 self.source.is_own,
@@ -217,6 +228,8 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         """One wake-up for what is due about once a second (each timer of its own was a
         wake-up of its own): the poll, the latest line, problems, and what jobs use."""
         self._poll()
+        if self.show_chips:
+            self.query_one(StatusChips).recount()
         self._read_latest()
         self._show_problems()
         period = min(USAGE_QUIET_S, USAGE_S * (1 + self._usage_quiet))

@@ -48,11 +48,13 @@ class StatusChips(Static):
         *,
         notify_failures: bool = True,
         shown_is_seen: bool = False,
+        poll: bool = True,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         """`shown_is_seen`: a failure's toast reports it (`mark_seen`), as on a person's own
-        screen; an agent's dock leaves the result for its model."""
+        screen; an agent's dock leaves the result for its model. `poll=False`: the host
+        calls `recount` on its own clock (a timer of the chips' own is a wake-up more)."""
         super().__init__(id=id, classes=classes)
         self.source = source
         self.notify_failures = notify_failures
@@ -60,12 +62,13 @@ class StatusChips(Static):
         self.counts: tuple[int, int] = (-1, -1)
         self._notified: set[str] = set()
         self._unsubscribe = None
+        self.poll = poll
 
     def on_mount(self) -> None:
         self.display = bool(getattr(self.source.config, "show_status", True))
         self._unsubscribe = self.source.subscribe(self._on_event)
-        interval = max(0.1, self.source.config.repaint_ms / 1000)
-        self.set_interval(interval, self.recount)
+        if self.poll:
+            self.set_interval(max(0.1, self.source.config.repaint_ms / 1000), self.recount)
         self.recount()
 
     def on_unmount(self) -> None:

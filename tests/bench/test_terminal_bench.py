@@ -29,7 +29,8 @@ from pathlib import Path
 
 import pytest
 from benchlib import PTY_BYTES, Table, human_bytes, median, p95, publish
-from test_ui_bench import RUNS, Pty, add, measure_window
+from test_ui_list_bench import RUNS, add
+from uipty import Pty, measure_window
 
 from jobs_tui.engine import Config, JobManager
 

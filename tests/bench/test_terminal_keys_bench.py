@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 from benchlib import Table, env_int, load, median, p95, publish
-from test_ui_bench import Pty
+from uipty import Pty
 
 from jobs_tui.engine import JobManager
 

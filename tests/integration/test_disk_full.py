@@ -214,6 +214,9 @@ async def test_a_command_line_job_on_a_full_disk_has_its_lost_bytes_everywhere(s
         filler.unlink()
     end_file = registry / f"{job['id']}.end"
     assert await until(end_file.exists, 10), "its shim writes the end once there is room"
+    # `.end` is written first and fits in the pages the disk had left; the exit code's
+    # `.status` may have failed then and comes with the shim's next try (STATUS_RETRY_S)
+    assert await until((registry / f"{job['id']}.status").exists, 10), "then the exit code"
     end = json.loads(end_file.read_text())
     assert end["lostBytes"] > 2_000_000 and end["logNote"] == "disk full", end
     want = (3, end["lostBytes"], "disk full")
