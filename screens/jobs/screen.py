@@ -23,7 +23,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from jobs_tui.engine.procs.resources import JobUsage
-from jobs_tui.engine.records.format import usage_line
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.screens.widgets.chips import StatusChips
 from jobs_tui.screens.widgets.css import stylesheet
@@ -37,24 +36,16 @@ from . import keys as jobs_keys
 from .actions import JobActions, KillUnderWay
 from .detail import DetailPane
 from .detail_fit import TAIL_SETTLE_S, DetailFit
-from .feed import RECONCILE_S, SLACK, JobFeed
+from .feed import RECONCILE_S, JobFeed
 from .keys import ListMoves
 from .latest_line import LATEST_S
 from .live_tail import LiveTail
 from .reads import JobReads
-from .rows import JobList, any_running
+from .rows import JobList
 from .starting import JobStarting
 from .summary import SummaryLine, problem_notes, pruned_jobs
+from .waking import Waking
 
-POLL_S = 0.2  # events are applied this soon after they come
-# Without events the screen wakes once a tick (running rows' times move, the table is
-# re-read for peers): five polls a second of an idle list cost a third of its CPU.
-# How often what running jobs use is sampled while the screen is shown: each sample is a
-# pass over the whole process table (about a point of a core at 50 jobs, once a second).
-USAGE_S = 2.0
-# A sample that shows what the last one showed (quiet jobs) puts the next one off by
-# USAGE_S more, up to USAGE_QUIET_S; a change, a start or a finish brings it back.
-USAGE_QUIET_S = 10.0
 TAIL_LATE = 1.5  # the live tail's output waits at most this many ticks for one
 SETTLE_S = 0.15  # a new selection's line is read once the cursor rests this long
 EMPTY_TEXT = (
@@ -69,7 +60,7 @@ class Body(Container):
     BLANK = True
 
 
-class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]):
+class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
     TRACKED = jobs_keys.TRACKED
@@ -195,25 +186,6 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         self.refresh_jobs(force=True)
         self._keep_tail()
 
-    def _hidden_checks(self, on: bool) -> None:
-        """While a full screen (a pane) hides the list, nothing of it may wake: Textual
-        draws the screen under the top one with it, and a message to the hidden list had
-        the pane redrawn whole, once a second. Only the problems are still checked, by the
-        event loop itself (not a timer of this screen's, which wakes it)."""
-        if self._problems_later is not None:
-            self._problems_later.cancel()
-            self._problems_later = None
-        if on:
-            self._problems_later = asyncio.get_running_loop().call_later(
-                LATEST_S, self._hidden_problems
-            )
-
-    def _hidden_problems(self) -> None:
-        self._problems_later = None
-        if self.is_attached:
-            self._show_problems()
-            self._hidden_checks(True)
-
     # -- live data ---------------------------------------------------------------------
     @property
     def shown(self) -> bool:
@@ -223,35 +195,6 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
         if stack and stack[-1] is self:
             return True
         return len(stack) > 1 and stack[-2] is self and isinstance(stack[-1], ModalScreen)
-
-    def _second(self) -> None:
-        """One wake-up for what is due about once a second (each timer of its own was a
-        wake-up of its own): the poll, the latest line, problems, and what jobs use."""
-        self._poll()
-        if self.show_chips:
-            self.query_one(StatusChips).recount()
-        self._read_latest()
-        self._show_problems()
-        period = min(USAGE_QUIET_S, USAGE_S * (1 + self._usage_quiet))
-        if time.monotonic() - self._sampled_at >= SLACK * period:
-            self._sample_usage()
-
-    def _on_event(self, event: object) -> None:
-        """Called by the source, maybe from outside the app's context: the timer is set by
-        a callback on this screen (a timer's task keeps the context it was made in)."""
-        self._feed.on_event(event)
-        if not self._soon_asked:
-            self._soon_asked = True
-            self.call_later(self._poll_news_soon)
-
-    def _poll_news_soon(self) -> None:
-        self._soon_asked = False
-        if self._poll_soon is None and self.shown:  # hidden: the table is re-read on resume
-            self._poll_soon = self.set_timer(POLL_S, self._poll_news)
-
-    def _poll_news(self) -> None:
-        self._poll_soon = None
-        self._poll()
 
     def _poll(self) -> None:
         self._keep_tail()
@@ -395,17 +338,6 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
             self._keep_tail()
         self._fit.fit_detail(self, detail, self.job_list.lines_for(len(self._feed.records)))
 
-    # -- the selected job's latest line, read from its log ------------------------------
-    def _read_latest(self) -> None:
-        """At most about once a second, and off the event loop: never per frame or key."""
-        record = self.selected
-        if record is not None and self.shown:
-            self._reads.read_latest(record, self._latest_read)
-
-    def _latest_read(self, job_id: str) -> None:
-        if self.selected is not None and self.selected.id == job_id:
-            self._show_detail()
-
     def on_job_list_cursor_moved(self, message: JobList.CursorMoved) -> None:
         self.selection = message.job_id
 
@@ -466,33 +398,6 @@ class JobsScreen(JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None
 
     def watch_filter_text(self) -> None:
         self._show_rows(self._feed.records)
-
-    # -- what running jobs use ---------------------------------------------------------
-    def _sample_usage(self) -> None:
-        """Once a second while this screen is shown and jobs run (`JobReads.sample_usage`)."""
-        if not self._reads.can_sample() or not self.shown:
-            return
-        self._sampled_at = time.monotonic()
-        if not any_running(self._feed.records):
-            if self.usage:
-                self.usage = {}
-            return
-        self._reads.sample_usage(self._usage_sampled)
-
-    def _usage_sampled(self, sample: dict[str, JobUsage]) -> None:
-        shown = {job_id: usage_line(usage) for job_id, usage in sample.items()}
-        quiet = shown == self._usage_shown
-        self._usage_quiet = self._usage_quiet + 1 if quiet else 0
-        self._usage_shown = shown
-        if self.usage:  # shown with the tick's repaint, not as a frame of its own
-            self._usage_due = sample
-        else:
-            self.usage = sample
-
-    def _take_usage(self) -> None:
-        if self._usage_due is not None:
-            due, self._usage_due = self._usage_due, None
-            self.usage = due
 
     def watch_usage(self, usage: dict[str, JobUsage]) -> None:
         self.job_list.set_usage(usage)
