@@ -79,7 +79,7 @@ JOBS_TUI = textwrap.dedent(
 # The baseline: Textual's own Log, fed every new byte of the log file.
 LOG_APP = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from textual.app import App
     from textual.widgets import Log
 
@@ -96,6 +96,8 @@ LOG_APP = textwrap.dedent(
             data = self.file.read()
             if data:
                 self.query_one(Log).write(data.decode("utf-8", "replace"))
+            elif os.stat(sys.argv[1]).st_ino != os.fstat(self.file.fileno()).st_ino:
+                self.file = open(sys.argv[1], "rb")  # rotated: the new live file (tail -F)
 
     Follow().run()
     """
