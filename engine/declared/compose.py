@@ -50,6 +50,15 @@ SIGNALS = {
 }
 
 
+_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
+
+
+def literal(text: str) -> str:
+    """A regular expression matching `text` itself (only its special characters escaped,
+    so `ready to accept connections` stays readable)."""
+    return _SPECIAL.sub(r"\\\1", text)
+
+
 def read_process_compose(data: Any, file: str = "process-compose.yaml") -> Translation:
     out = Translation(file)
     out.origins[("jobs",)] = "processes"
@@ -106,7 +115,7 @@ def _process(out: Translation, name: str, where: str, body: dict[str, Any]) -> N
     elif "ready_log_line" in body:
         line = body["ready_log_line"]
         # process-compose looks for the text itself; `log` is a regular expression
-        value = re.escape(line) if isinstance(line, str) else line
+        value = literal(line) if isinstance(line, str) else line
         out.put(name, "ready", {"log": value}, f"{where}.ready_log_line")
         out.origins[("jobs", name, "ready", "log")] = f"{where}.ready_log_line"
     if "availability" in body:

@@ -114,9 +114,10 @@ class Probe:
 
     def describe(self) -> str:
         """`log /ready to accept/`, `port 5432`, … for the plan `config check` prints."""
-        shown = f"/{self.target}/" if self.kind == "log" else str(self.target)
-        text = f"{self.kind} {shown} every {self.period_ms} ms"
-        if self.kind != "log":
+        if self.kind == "log":  # read as the lines come: no period, no timeout
+            text = f"log /{self.target}/"
+        else:
+            text = f"{self.kind} {self.target} every {self.period_ms} ms"
             text += f" (timeout {self.timeout_ms} ms)"
         if self.limit_ms is not None:
             text += f", not ready after {self.limit_ms} ms"

@@ -128,7 +128,7 @@ def check_stack(
             job = _job(check, name, body)
             if job is not None:
                 jobs[name] = job
-        _graph(check, table, jobs)
+        _graph(check, table)
     if check.errors:
         raise DeclaredFileError(source, check.errors, check.warnings)
     return Stack(jobs, source, check.warnings, format)
@@ -264,7 +264,11 @@ def _depends(check: _Check, path: Path, value: Any) -> dict[str, str]:
     return value
 
 
-def _graph(check: _Check, table: dict[str, Any], jobs: dict[str, DeclaredJob]) -> None:
+def _has_probe(body: Any) -> bool:
+    return isinstance(body, dict) and body.get("ready") is not None
+
+
+def _graph(check: _Check, table: dict[str, Any]) -> None:
     """Dependencies on unknown jobs, "ready" on a job without a probe, and cycles."""
     edges: dict[str, list[str]] = {}
     for name, body in table.items():
@@ -279,7 +283,7 @@ def _graph(check: _Check, table: dict[str, Any], jobs: dict[str, DeclaredJob]) -
                 close = difflib.get_close_matches(dep, list(table), n=1)
                 hint = f"; did you mean {close[0]}?" if close else ""
                 check.error(where, f"no job named {dep} in this file{hint}")
-            elif condition == "ready" and dep in jobs and jobs[dep].ready is None:
+            elif condition == "ready" and not _has_probe(table[dep]):
                 check.error(where, f'"ready" needs a ready probe on {dep}; it has none')
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     stack: list[str] = []
