@@ -70,9 +70,7 @@ def read_process_compose(data: Any, file: str = "process-compose.yaml") -> Trans
         )
         return out
     if not isinstance(data, dict) or not isinstance(data.get("processes"), dict):
-        out.error(
-            "processes", "missing: a process-compose.yaml lists its processes under processes"
-        )
+        out.error("processes", "missing: process-compose.yaml lists its processes under processes")
         return out
     out.left_out(
         "(top level)", [str(k) for k in data if k not in ("processes", "version")], "are not read"
@@ -188,13 +186,18 @@ def _probe(out: Translation, name: str, where: str, value: Any) -> None:
     if http is not None and run is not None:
         out.error(where, "takes http_get or exec, not both")
     elif isinstance(http, dict):
-        if "port" not in http:
+        port = http.get("port")
+        if port is None:
             out.error(f"{where}.http_get.port", "missing: an http_get probe needs a port")
+            return
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+            out.error(f"{where}.http_get.port", f"must be a port (1-65535), not {shown(port)}")
+            return
         scheme = str(http.get("scheme", "http")).lower()
         host = http.get("host", "127.0.0.1")
         path = str(http.get("path", "/"))
         path = path if path.startswith("/") else "/" + path
-        ready["http"] = f"{scheme}://{host}:{http.get('port')}{path}"
+        ready["http"] = f"{scheme}://{host}:{port}{path}"
         out.origins[(*probe_key, "http")] = f"{where}.http_get"
         out.left_out(
             f"{where}.http_get",

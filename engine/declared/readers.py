@@ -58,7 +58,9 @@ class Translation:
 
     def stack(self, source: str, format: str) -> Stack:
         """The validated Stack; DeclaredFileError with the reader's errors and the
-        validator's, every one of them."""
+        validator's, every one of them (only the reader's when it found no job at all)."""
+        if self.errors and not self.jobs:
+            raise DeclaredFileError(source, self.errors, self.warnings)
         try:
             stack = check_stack(
                 self.table,
