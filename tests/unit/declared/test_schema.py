@@ -87,3 +87,16 @@ def test_what_the_validator_refuses_the_schema_refuses_too(body):
 @pytest.mark.parametrize("text", ['[jobs.j3]\ncommand = "x"\n', "[jobs]\n", "jobs = 1\nx = 2\n"])
 def test_names_and_the_files_shape_too(text):
     assert not VALIDATOR.is_valid(tomllib.loads(text))
+
+
+def test_the_docs_list_every_key_with_its_range_and_default():
+    text = (ROOT / "docs" / "declared.md").read_text(encoding="utf-8")
+    rows = {m[0]: m[1] for m in re.findall(r"^\| `(\w+)` \|(.*)$", text, re.M)}
+    for name, key in {**JOB_KEYS, **PROBE_KEYS}.items():
+        assert name in rows, name
+        if key.kind == "int":
+            assert f"{key.low}-{key.high}" in rows[name], name
+        if isinstance(key.default, int) and not isinstance(key.default, bool):
+            assert f"| {key.default} |" in rows[name], name
+        for choice in key.choices:
+            assert f'`"{choice}"`' in rows[name], (name, choice)
