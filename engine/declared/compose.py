@@ -13,8 +13,10 @@ error that says so.
 from __future__ import annotations
 
 import re
+import signal
 from typing import Any
 
+from .model import STOP_SIGNALS
 from .readers import Translation, env_value, key, not_docker_compose
 from .validate import shown
 
@@ -38,16 +40,17 @@ CONDITIONS = {
     "process_completed_successfully": "succeeded",
 }
 RESTARTS = {"no": "no", "always": "always", "on_failure": "on-failure"}
-# process-compose names signals by number (Linux's numbering).
-SIGNALS = {
-    1: "SIGHUP",
-    2: "SIGINT",
-    3: "SIGQUIT",
-    9: "SIGKILL",
-    10: "SIGUSR1",
-    12: "SIGUSR2",
-    15: "SIGTERM",
-}
+
+
+def signal_name(number: object) -> str | None:
+    """process-compose names a signal by its number (this system's: 2 is SIGINT)."""
+    if isinstance(number, bool) or not isinstance(number, int):
+        return None
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return None
+    return name if name in STOP_SIGNALS else None
 
 
 _SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
@@ -256,10 +259,11 @@ def _shutdown(out: Translation, name: str, where: str, value: Any) -> None:
         return
     if "signal" in value:
         number = value["signal"]
-        if number in SIGNALS:
-            out.put(name, "stop_signal", SIGNALS[number], f"{where}.signal")
+        if (found := signal_name(number)) is not None:
+            out.put(name, "stop_signal", found, f"{where}.signal")
         else:
-            known = ", ".join(f"{n} ({s})" for n, s in SIGNALS.items())
+            numbers = sorted(int(getattr(signal, s)) for s in STOP_SIGNALS)
+            known = ", ".join(f"{n} ({signal.Signals(n).name})" for n in numbers)
             out.error(f"{where}.signal", f"must be one of {known}, not {shown(number)}")
     if "timeout_seconds" in value:
         grace = _seconds(out, f"{where}.timeout_seconds", value["timeout_seconds"])

@@ -46,6 +46,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from jobs_tui.engine.shim.protocol import KILL_SIGNALS
+
 ProbeKind = Literal["log", "port", "http", "exec"]
 RestartPolicy = Literal["no", "on-failure", "always"]
 Condition = Literal["started", "ready", "succeeded"]
@@ -53,16 +55,10 @@ Condition = Literal["started", "ready", "succeeded"]
 PROBE_KINDS: tuple[str, ...] = ("log", "port", "http", "exec")
 RESTART_POLICIES: tuple[str, ...] = ("no", "on-failure", "always")
 CONDITIONS: tuple[str, ...] = ("started", "ready", "succeeded")
-# The signals a job may be stopped with first; KILL follows after kill_grace_ms.
-STOP_SIGNALS: tuple[str, ...] = (
-    "SIGTERM",
-    "SIGINT",
-    "SIGHUP",
-    "SIGQUIT",
-    "SIGUSR1",
-    "SIGUSR2",
-    "SIGKILL",
-)
+# The signals a job may be stopped with first (KILL follows after kill_grace_ms): the
+# three every job's supervisor knows (the shim's protocol), and the few more dev servers
+# are stopped with.
+STOP_SIGNALS: tuple[str, ...] = (*KILL_SIGNALS, "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 
 FILE_NAME = "jobs-tui.toml"
 

@@ -17,7 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Stack
+from .model import STOP_SIGNALS, Stack
 from .validate import DeclaredFileError, Path, check_stack, dotted, shown
 
 # Keys that only a docker-compose file has: a file holding them is not what it says.
@@ -107,11 +107,12 @@ def env_value(out: Translation, where: str, value: Any) -> str | None:
 # -- mprocs.yaml --------------------------------------------------------------------------
 
 MPROCS_KEYS = ("shell", "cmd", "cwd", "env", "autostart", "autorestart", "stop")
-MPROCS_STOP = {"SIGINT": "SIGINT", "SIGTERM": "SIGTERM", "SIGKILL": "SIGKILL"}
+CONFIG_DIR = "<CONFIG_DIR>"
 
 
 def read_mprocs(data: Any, file: str = "mprocs.yaml") -> Translation:
-    """mprocs' `procs`: shell or cmd, cwd, env, autostart; autorestart (as restart =
+    """mprocs' `procs`: shell or cmd, cwd (`<CONFIG_DIR>` read as the file's folder, which
+    relative paths are read from anyway), env, autostart; autorestart (as restart =
     "always") and a stop signal too."""
     out = Translation(file)
     if not isinstance(data, dict) or not isinstance(data.get("procs"), dict):
@@ -146,7 +147,10 @@ def _mprocs_proc(out: Translation, name: str, where: str, body: dict[str, Any]) 
     else:
         out.error(where, "missing: a process needs shell or cmd")
     if "cwd" in body:
-        out.put(name, "cwd", body["cwd"], f"{where}.cwd")
+        cwd = body["cwd"]
+        if isinstance(cwd, str) and cwd.startswith(CONFIG_DIR):  # mprocs: the file's folder
+            cwd = "." + cwd[len(CONFIG_DIR) :] if cwd != CONFIG_DIR else "."
+        out.put(name, "cwd", cwd, f"{where}.cwd")
     if "autostart" in body:
         out.put(name, "autostart", body["autostart"], f"{where}.autostart")
     if body.get("autorestart") is True:
@@ -156,8 +160,8 @@ def _mprocs_proc(out: Translation, name: str, where: str, body: dict[str, Any]) 
             f"{where}.autorestart", f"must be true or false, not {shown(body['autorestart'])}"
         )
     stop = body.get("stop")
-    if isinstance(stop, str) and stop in MPROCS_STOP:
-        out.put(name, "stop_signal", MPROCS_STOP[stop], f"{where}.stop")
+    if isinstance(stop, str) and stop in STOP_SIGNALS:
+        out.put(name, "stop_signal", stop, f"{where}.stop")
     elif stop is not None:
         out.warn(f"{where}.stop", f"{shown(stop)} is not a signal jobs-tui sends; left out")
     env = body.get("env")

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs_tui.engine.calls.callschema import MAX_COMMAND
+
 from .keys import (
     ENV_NAME,
     JOB_ID,
     JOB_KEYS,
-    MAX_COMMAND,
     MAX_ENV,
     MAX_ENV_VALUE,
     MAX_JOBS,
@@ -30,7 +31,6 @@ from .keys import (
 from .model import CONDITIONS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-SCHEMA_ID = "https://jobs-tui.dev/schemas/jobs-tui.toml.json"
 _NOT_BLANK = r"\S"
 _NAME_SCHEMA: dict[str, Any] = {"type": "string", "pattern": NAME, "not": {"pattern": JOB_ID}}
 
@@ -87,7 +87,6 @@ def config_schema() -> dict[str, Any]:
     }
     return {
         "$schema": DRAFT,
-        "$id": SCHEMA_ID,
         "title": "jobs-tui.toml",
         "description": "The jobs a project declares: jobs-tui up starts them in order, keeps "
         "them alive, and tells agents when they are ready or crash-loop.",

@@ -15,11 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from jobs_tui.engine.calls.callschema import MAX_COMMAND
+
 from .keys import (
     ENV_NAME_RE,
     JOB_ID_RE,
     JOB_KEYS,
-    MAX_COMMAND,
     MAX_ENV,
     MAX_ENV_VALUE,
     MAX_JOBS,

@@ -205,6 +205,7 @@ procs:
     env: {PORT: 3000, DEBUG: "1", HOME: null}
     autostart: false
   watcher:
+    cwd: <CONFIG_DIR>/crates
     cmd: ["cargo", "watch", "-x", "run it"]
     autorestart: true
     stop: SIGINT
@@ -223,7 +224,11 @@ def test_mprocs_reads_shell_or_cmd_cwd_env_and_autostart():
             autostart=False,
         ),
         "watcher": DeclaredJob(
-            "watcher", "cargo watch -x 'run it'", restart="always", stop_signal="SIGINT"
+            "watcher",
+            "cargo watch -x 'run it'",
+            cwd="./crates",
+            restart="always",
+            stop_signal="SIGINT",
         ),
     }
     assert stack.warnings == [

@@ -65,7 +65,11 @@ def test_a_job_that_depends_on_itself_and_a_longer_cycle():
             "restart = 'on_failure'",
             'jobs.api.restart: must be "no", "on-failure" or "always", not "on_failure"',
         ),
-        ("stop_signal = 'TERM'", 'jobs.api.stop_signal: must be "SIGTERM", "SIGINT"'),
+        (
+            "stop_signal = 'TERM'",
+            'jobs.api.stop_signal: must be "SIGTERM", "SIGKILL", "SIGINT", "SIGHUP", "SIGQUIT", '
+            '"SIGUSR1" or "SIGUSR2", not "TERM"',
+        ),
         ("env = ['A=1']", "jobs.api.env: must be a table such as"),
         ("env = { 1A = 'x' }", "jobs.api.env.1A: is not an environment variable name"),
         ("env = { PORT = 8000 }", "jobs.api.env.PORT: must be a string, not 8000 (quote it)"),
