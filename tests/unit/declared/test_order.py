@@ -4,8 +4,10 @@ closure of named jobs (what `up NAME` starts) and of the autostart ones (a bare 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from jobs_tui.engine.declared import Stack, UnknownDeclared, parse_stack
+from jobs_tui.engine.declared import DeclaredFileError, Stack, UnknownDeclared, parse_stack
 
 
 def stack(*jobs: tuple[str, dict[str, str], bool]) -> Stack:
@@ -72,3 +74,56 @@ def test_dependents_are_what_down_stops_first():
 def test_a_stack_of_independent_jobs_is_one_level():
     flat = stack(("a", {}, True), ("b", {}, True))
     assert flat.levels() == [["a", "b"]] and flat.closure() == ["a", "b"]
+
+
+# -- any graph: levels and closures hold their definitions; a cycle is found iff there is one
+
+
+def graph_file(edges: dict[int, set[int]]) -> str:
+    text = ""
+    for node, deps in edges.items():
+        needs = ", ".join(f'n{d} = "started"' for d in sorted(deps))
+        text += f'[jobs.n{node}]\ncommand = "x"\ndepends_on = {{ {needs} }}\n'
+    return text
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> dict[int, set[int]]:
+    size = draw(st.integers(1, 12))
+    order = draw(st.permutations(range(size)))
+    return {
+        node: draw(st.sets(st.sampled_from(range(size)), max_size=3)) - {node}
+        if draw(st.booleans())
+        else draw(st.sets(st.sampled_from(range(size)), max_size=3))
+        for node in order
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(graphs())
+def test_levels_and_closures_of_any_graph(edges: dict[int, set[int]]):
+    from graphlib import CycleError, TopologicalSorter
+
+    try:
+        tuple(TopologicalSorter(edges).static_order())
+        cyclic = False
+    except CycleError:
+        cyclic = True
+    try:
+        built = parse_stack(graph_file(edges), "/p/jobs-tui.toml", "jobs-tui.toml")
+    except DeclaredFileError as exc:
+        assert cyclic and all(e.endswith(" is a cycle") for e in exc.errors)
+        return
+    assert not cyclic
+    level = {name: at for at, names in enumerate(built.levels()) for name in names}
+    for name, job in built.jobs.items():
+        below = [level[d] for d in job.depends_on]
+        assert level[name] == (1 + max(below) if below else 0)
+    some = sorted(built.jobs)[: len(built.jobs) // 2 + 1]
+    closed = built.closure(some)
+    assert set(some) <= set(closed) and len(closed) == len(set(closed))
+    needed = {d for name in closed for d in built.jobs[name].depends_on}
+    assert set(closed) == set(some) | needed  # nothing more than asked and needed
+    for name in closed:
+        assert set(built.jobs[name].depends_on) <= set(closed)
+        assert all(closed.index(d) < closed.index(name) for d in built.jobs[name].depends_on)
