@@ -37,9 +37,15 @@ MAX_BYTES = 1024 * 1024
 class NoDeclaredFile(FileNotFoundError):
     """No file of declared jobs at the project root."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, below: Path | None = None) -> None:
         names = ", ".join(name for name, _ in CANDIDATES)
-        super().__init__(f"no declared jobs in {root}: none of {names} is there")
+        message = f"no declared jobs in {root}: none of {names} is there"
+        if below is not None:
+            message += (
+                f" ({below} is not at the project root: a .jobs-tui file beside it makes "
+                "its folder a project of its own)"
+            )
+        super().__init__(message)
         self.root = root
 
 
@@ -50,7 +56,9 @@ def find_declared(cwd: str | os.PathLike[str] = ".") -> tuple[Path, str]:
         path = root / name
         if path.is_file():
             return path, format
-    raise NoDeclaredFile(root)
+    here = Path(os.path.abspath(cwd))
+    below = next((here / n for n, _ in CANDIDATES if (here / n).is_file()), None)
+    raise NoDeclaredFile(root, below)
 
 
 def format_of(path: str | os.PathLike[str]) -> str:

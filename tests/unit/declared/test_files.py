@@ -53,6 +53,12 @@ def test_a_file_in_a_subdirectory_is_not_the_projects(project: Path):
     with pytest.raises(NoDeclaredFile) as caught:
         find_declared(project / "backend")
     assert str(caught.value).startswith(f"no declared jobs in {project}: none of jobs-tui.toml,")
+    assert str(caught.value).endswith(
+        f"({project / 'backend' / 'jobs-tui.toml'} is not at the project root: a .jobs-tui "
+        "file beside it makes its folder a project of its own)"
+    )
+    (project / "backend" / ".jobs-tui").write_text("")
+    assert find_declared(project / "backend")[0] == project / "backend" / "jobs-tui.toml"
 
 
 def test_formats_by_name():

@@ -34,21 +34,29 @@ def test_the_schema_is_draft_2020_12_and_names_every_key():
 
 
 def docs_examples() -> list[tuple[str, str]]:
-    """Every ```toml block of docs/declared.md that declares jobs."""
-    text = (ROOT / "docs" / "declared.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
-    return [(f"docs/declared.md block {n}", b) for n, b in enumerate(blocks, 1) if "[jobs." in b]
+    """Every ```toml block of the docs and README that declares jobs."""
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        blocks = re.findall(r"```toml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        found += [(f"{page.name} block {n}", b) for n, b in enumerate(blocks, 1) if "[jobs." in b]
+    return found
 
 
 def test_the_docs_show_examples():
-    assert len(docs_examples()) >= 3
+    assert len(docs_examples()) >= 5
 
 
-@pytest.mark.parametrize(("where", "text"), docs_examples())
-def test_every_example_of_the_docs_is_valid_against_the_schema_and_the_validator(where, text):
+@pytest.mark.parametrize("text", [pytest.param(text, id=where) for where, text in docs_examples()])
+def test_every_example_of_the_docs_is_valid_against_the_schema_and_the_validator(text):
     data = tomllib.loads(text)
     VALIDATOR.validate(data)
     parse_stack(text, "/p/jobs-tui.toml", "jobs-tui.toml")
+
+
+def test_the_docs_show_the_sample_project_as_it_is():
+    (shown,) = [text for where, text in docs_examples() if "python3 worker.py" in text]
+    sample = parse_stack(shown, "/p/jobs-tui.toml", "jobs-tui.toml")
+    assert sample.jobs == load_stack(STACK / "jobs-tui.toml").jobs
 
 
 @pytest.mark.parametrize("name", ["jobs-tui.toml", "process-compose.yaml", "Procfile"])
