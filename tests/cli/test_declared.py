@@ -66,7 +66,7 @@ def test_check_prints_the_plan(cli: Cli, project: Path):
     text = "\n".join(out)
     assert "  ready    log /ready to accept connections/" in text
     assert "  ready    port 8765 every 1000 ms (timeout 1000 ms), not ready after 10000 ms" in text
-    assert "  policy   restart on-failure (at most 3, 500 ms apart)" in text
+    assert "  policy   restart on-failure (at most 3, 1000 ms apart)" in text
     assert "  needs    api ready" in text and "  stop     SIGINT, KILL after 10000 ms" in text
 
 

@@ -127,7 +127,6 @@ WORKER = DeclaredJob(
     "python3 worker.py",
     restart="on-failure",
     max_restarts=3,
-    backoff_ms=500,
     depends_on={"api": "ready"},
     description="a worker that crash-loops",
 )
