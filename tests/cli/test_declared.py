@@ -192,3 +192,11 @@ def test_check_of_a_toml_file_loads_no_yaml_parser_and_no_ui(cli: Cli, project: 
         [sys.executable, "-c", wrapper], capture_output=True, text=True, cwd=project, env=cli.env()
     )
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_check_and_import_open_no_session(cli: Cli, project: Path):
+    """Reading changes nothing: no session opened, so no registry directory is even made."""
+    cli.ok("config", "check")
+    cli.ok("config", "import", "process-compose.yaml", "--force")
+    cli("config", "check", "nope.toml")
+    assert not Path(cli.registry_dir).exists()
