@@ -274,3 +274,19 @@ def test_procfile_errors_name_the_line():
         "Procfile: line 3: web is declared twice",
         "Procfile: line 4 (empty): must not be blank",
     ]
+
+
+def test_the_written_file_reads_back_whatever_the_names_and_commands_hold():
+    stack = read(
+        "processes:\n"
+        "  api.v2:\n"
+        "    command: |\n      echo \"it's\" \\\n        && printf 'a\\tb' # ünï\n"
+        "    environment: ['A_B=1', 'Q=\"x\"']\n"
+        "    description: 'tabs\tand \"quotes\"'\n"
+        "  web-1:\n    command: x\n    depends_on: {api.v2: {condition: process_started}}\n",
+        PC,
+    )
+    assert list(stack.jobs) == ["api.v2", "web-1"]
+    text = to_toml(stack)
+    assert '[jobs."api.v2"]' in text and 'depends_on = { "api.v2" = "started" }' in text
+    round_trips(stack)
