@@ -158,8 +158,9 @@ VERBS: dict[str, str] = {
     "restart": "kill a job if it runs, then start the same command as a new id",
     "exec": "run COMMAND; its output and exit code, or its job id if it keeps running",
     "poll": "output this session has not read yet, and the job's status",
-    "config": "write the default config file, or show the effective one",
-    "schema": "JSON Schemas: the job, exec_command and process vocabularies, and cli output",
+    "config": "the config file (init, show); the project's declared jobs (check, import FILE)",
+    "schema": "JSON Schemas: the job, exec_command and process vocabularies, cli output, and "
+    "jobs-tui.toml (config)",
     "mcp": "serve this project's jobs to a coding agent over MCP (stdio)",
     "serve": "serve the jobs screen to a browser (one app per tab; the URL carries a token)",
     "setup": "register jobs-tui mcp (and hooks) with claude, codex, gemini, opencode or cursor",
@@ -341,13 +342,30 @@ def _poll(p: argparse.ArgumentParser) -> None:
 
 
 def _config(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=("init", "show"), metavar="ACTION", help="init or show")
-    p.add_argument("--path", help="the config file (default: JOBS_TUI_CONFIG or platform dir)")
-    p.add_argument("--force", action="store_true", help="init: overwrite an existing file")
+    p.add_argument(
+        "action",
+        choices=("init", "show", "check", "import"),
+        metavar="ACTION",
+        help="init or show the config file; check the project's jobs-tui.toml (its plan), "
+        "or import FILE as one",
+    )
+    p.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="check, import: a jobs-tui.toml, process-compose.yaml, mprocs.yaml or Procfile "
+        "(check's default: the one at the project root)",
+    )
+    p.add_argument(
+        "--path", help="init, show: the config file (default: JOBS_TUI_CONFIG or platform dir)"
+    )
+    p.add_argument("--force", action="store_true", help="init, import: overwrite an existing file")
 
 
 def _schema(p: argparse.ArgumentParser) -> None:
-    p.add_argument("name", nargs="?", metavar="NAME", help="a family (job, cli, …) or one tool")
+    p.add_argument(
+        "name", nargs="?", metavar="NAME", help="a family (job, cli, config, …) or one tool"
+    )
 
 
 def _mcp(p: argparse.ArgumentParser) -> None:

@@ -268,6 +268,16 @@ def config_verb(args: argparse.Namespace) -> int:
 
     from ..jsonout import emit_result
 
+    if args.action in ("check", "import"):
+        from .declared import config_check, config_import
+
+        return config_check(args) if args.action == "check" else config_import(args)
+    if args.file is not None:
+        raise VerbError(
+            f"config {args.action} takes no FILE (--path names the config file)",
+            EXIT_USAGE,
+            field="FILE",
+        )
     if args.action == "init":
         try:
             path = write_defaults(args.path, force=args.force)
@@ -296,13 +306,15 @@ def config_verb(args: argparse.Namespace) -> int:
 
 
 def schema_verb(args: argparse.Namespace) -> int:
-    """The vocabularies' input schemas and, as `cli`, the output schemas of `--json`."""
+    """The vocabularies' input schemas, as `cli` the output schemas of `--json`, and as
+    `config` the schema of jobs-tui.toml (issue 26)."""
     from jobs_tui.engine.calls.toolschemas import all_schemas
+    from jobs_tui.engine.declared.schema import config_schema
 
     from ..jsonout import emit_result
     from .outschema import cli_schemas
 
-    schemas: dict[str, Any] = {**all_schemas(), "cli": cli_schemas()}
+    schemas: dict[str, Any] = {**all_schemas(), "cli": cli_schemas(), "config": config_schema()}
     if args.name:
         flat = {name: s for family in all_schemas().values() for name, s in family.items()}
         flat.update({f"cli.{name}": s for name, s in schemas["cli"].items()})

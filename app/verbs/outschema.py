@@ -306,7 +306,7 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
         ),
         "poll": _result("poll", _OUTPUT, ["job", "output", "running", "supervision"]),
         "config": _result(
-            ["config init", "config show"],
+            ["config init", "config show", "config check", "config import"],
             {
                 "path": _STR,
                 "source": _or_null(_STR),
@@ -314,8 +314,21 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
                 "registryDir": _STR,
                 "projectRoot": _STR,
                 "warnings": {"type": "array", "items": _STR},
+                "format": {
+                    "enum": ["jobs-tui.toml", "process-compose.yaml", "mprocs.yaml", "Procfile"]
+                },
+                "levels": {"type": "array", "items": {"type": "array", "items": _STR}},
+                "jobs": {
+                    "type": "array",
+                    "items": {"type": "object", "required": ["name", "command", "dependsOn"]},
+                    "description": "check: each declared job as its supervisor reads it "
+                    "(engine/declared/model.py, DeclaredJob.to_spec).",
+                },
+                "imported": {"type": "array", "items": _STR},
             },
             [],
+            text="check: where the declared jobs were read from, the start order as levels "
+            "and each job; import: the jobs-tui.toml written (path) and what was left out.",
         ),
         "schema": _result(
             "schema", {"name": _or_null(_STR), "schemas": {"type": "object"}}, ["schemas"]
@@ -364,6 +377,12 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
                 "code": {"enum": list(ERROR_CODES)},
                 "job": JOB_RECORD,
                 "usage": _STR,
+                "errors": {
+                    "type": "array",
+                    "items": _STR,
+                    "description": "config check/import: every error of the file, one each.",
+                },
+                "warnings": {"type": "array", "items": _STR},
             },
             "additionalProperties": False,
         },

@@ -200,7 +200,7 @@ def test_exec_and_poll_speak_our_words_not_the_facades(cli: Cli, schemas):
 
 def test_schema_cli_is_listed_with_the_tool_vocabularies(cli: Cli):
     everything = json.loads(cli.ok("schema").out)
-    assert set(everything) == {"job", "exec_command", "process", "cli"}
+    assert set(everything) == {"job", "exec_command", "process", "cli", "config"}
     one = json.loads(cli.ok("schema", "cli.wait").out)
     assert one["properties"]["action"]["const"] == "wait"
 

@@ -184,7 +184,7 @@ def test_config_init_and_show(cli: Cli, tmp_path):
 
 def test_schema_prints_all_three_vocabularies(cli: Cli):
     everything = json.loads(cli.ok("schema").out)
-    assert set(everything) == {"job", "exec_command", "process", "cli"}
+    assert set(everything) == {"job", "exec_command", "process", "cli", "config"}
     assert everything["job"]["job"]["properties"]["action"]["enum"][0] == "start"
     one = json.loads(cli.ok("schema", "write_stdin").out)
     assert one["title"] == "write_stdin" and "chars_b64" in one["properties"]
