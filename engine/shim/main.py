@@ -88,6 +88,11 @@ class Shim(EndingMixin):
         self.log_checked = 0.0
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"], directory=self.dir)
         self.capacity = PIPE_SIZE  # bytes the job can write before it blocks on us
+        self.decl = None  # a declared job's dependencies, probe and restart policy
+        if spec.get("declared"):
+            from .declared import Declared  # only a declared job loads it
+
+            self.decl = Declared(self, spec["declared"])
 
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
@@ -112,17 +117,28 @@ class Shim(EndingMixin):
         if spec.get("timeoutMs"):
             self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
 
+    def identify(self) -> None:
+        """Who runs the job now (again after a declared job's restart)."""
+        self.identity = {
+            "pid": self.child_pid,
+            "startToken": procs.start_token(self.child_pid) if self.child_pid else None,
+            "shimPid": os.getpid(),
+            "shimToken": procs.start_token(os.getpid()),
+            "cgroup": self.cgroup,
+        }
+
     # -- events ----------------------------------------------------------------
     def state(self) -> dict:
         return {
             "ev": EV_STATE,
             **self.identity,
-            "pid": self.child_pid,
+            "pid": self.child_pid or None,  # None: a declared job not spawned (yet, again)
             "bytes": self.log.total,
             "tail": self.tail,
             "running": self.exit_status is None,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
+            **(self.decl.fields() if self.decl is not None else {}),
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -139,6 +155,7 @@ class Shim(EndingMixin):
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
             "remaining": self.remaining,
+            **(self.decl.fields() if self.decl is not None else {}),
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -263,8 +280,9 @@ class Shim(EndingMixin):
             closed = bool(message.get("eof")) and not self.tty
             return {"ok": True, "sent": len(data), "stdinClosed": closed}
         if op == OP_KILL:
+            stop = self.decl is not None and message.get("stop")  # as declared: stop_signal
             return self.kill(
-                message.get("signal", "SIGTERM"),
+                self.decl.stop_signal if stop else message.get("signal", "SIGTERM"),
                 message.get("graceMs"),
                 message.get("reason", "kill"),
             )
@@ -316,6 +334,8 @@ class Shim(EndingMixin):
             self.log_checked = now
             self.check_log()
             self.poll_owner()
+        if self.decl is not None:
+            waits.append(self.decl.tick(now))
         self.output_event()
         return max(0.0, min(waits))
 
@@ -361,6 +381,8 @@ class Shim(EndingMixin):
                     self.server.on_client(key.fd, mask)
                 elif kind == "stdin":
                     self.write_stdin()
+                elif kind == "declared-watch":
+                    self.decl.on_watch()
                 elif kind == "owner":
                     self.watch_owner(None, None)
                     self.owner_gone()
@@ -425,19 +447,22 @@ def main(argv: list[str]) -> int:
 
             wait_for_go(ready_fd, int(hold_fd))
         shim.server.listen()
-        shim.spawn()
-        shim.identity = {
-            "pid": shim.child_pid,
-            "startToken": procs.start_token(shim.child_pid),
-            "shimPid": os.getpid(),
-            "shimToken": procs.start_token(os.getpid()),
-            "cgroup": shim.cgroup,
-        }
+        waits = shim.decl is not None and bool(shim.decl.deps)
+        if not waits:
+            shim.spawn()
+        shim.identify()  # a job that waits for its dependencies: pid None, for now
+        if waits:
+            shim.identity["pid"] = None
     except Exception as exc:
         report(ready_fd, {"error": f"{type(exc).__name__}: {exc}"})
         shim.server.close()
         return 1
     report(ready_fd, shim.identity)
+    if shim.decl is not None:
+        if waits:
+            shim.decl.begin()
+        else:
+            shim.decl.spawned()
     return shim.run()
 
 
