@@ -55,7 +55,8 @@ async def test_started_ready_and_succeeded_in_order(registry_dir: str, tmp_path)
 async def test_a_dependency_that_fails_ends_the_job_with_its_reason(registry_dir: str):
     async with JobManager(registry_dir=registry_dir) as jm:
         migrate = await jm.start("exit 4", declared=decl("migrate"))
-        api = await jm.start("echo never", declared=decl("api", depends=[dep(migrate, "succeeded")]))
+        api_decl = decl("api", depends=[dep(migrate, "succeeded")])
+        api = await jm.start("echo never", declared=api_decl)
         done = await until(ended(jm, api.id), 5, "api ends")
         assert (done.status.value, done.end_reason) == ("failed", "dependency")
         end = read_json(jm.paths.end(api.id))
@@ -70,7 +71,8 @@ async def test_a_ready_dependency_that_exits_first_fails_its_dependents(registry
         api = await jm.start("echo never", declared=decl("api", depends=[dep(db, "ready")]))
         done = await until(ended(jm, api.id), 5, "api ends")
         assert done.end_reason == "dependency"
-        assert read_json(jm.paths.end(api.id))["phaseDetail"] == "db ended before it was ready (exit 2)"
+        detail = read_json(jm.paths.end(api.id))["phaseDetail"]
+        assert detail == "db ended before it was ready (exit 2)"
 
 
 async def test_a_dependency_not_ready_within_its_limit_fails_its_dependents(registry_dir: str):

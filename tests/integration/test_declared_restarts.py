@@ -5,6 +5,7 @@ exit; past max_restarts a crash loop ends it; a kill through the socket never re
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 
 from jobs_tui.engine import JobManager
@@ -89,7 +90,7 @@ async def test_the_backoff_is_honoured(registry_dir: str, tmp_path):
         )
         await until(ended(jm, rec.id), 5)
     times = [float(line) for line in stamps.read_text().split()]
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(gaps) == 2 and all(0.4 <= gap < 0.7 for gap in gaps), gaps
 
 
