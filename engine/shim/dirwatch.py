@@ -18,7 +18,8 @@ IN_CLOSE_WRITE = 0x008
 IN_MOVED_TO = 0x080
 IN_NONBLOCK = os.O_NONBLOCK
 IN_CLOEXEC = 0o2000000
-MASK = IN_CLOSE_WRITE | IN_MOVED_TO
+MASK = IN_MOVED_TO  # the files waited for are all renamed into place (regdir.write_atomic);
+# a write closed in place (IN_CLOSE_WRITE) would wake every waiting shim twice per file
 POLL_S = 0.2  # without inotify: the dependencies' files are looked at this often
 SAFETY_S = 5.0  # with it: looked at anyway this often (a missed event costs no more)
 

@@ -40,6 +40,9 @@ OUTPUT_EVENT_S = 1.0  # the output tail and byte counts reach sessions at most t
 # (a quiet job's first new output goes at once; what needs lines sooner, the log pane and
 # `wait_many(until=...)`, watches the log itself: inotify, or a poll)
 CHECK_S = 0.25  # a deleted live log and a polled owner are looked at this often
+CHECK_QUIET_S = 2.0  # a job that writes nothing: its log looked at less often, up to this
+# (each look that finds no new output waits twice as long; new output brings it back to
+# CHECK_S: an idle shim wakes every 2 s, not 4 times a second, issue 26's idle figure)
 TAIL_BYTES = 2048
 COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
@@ -86,6 +89,8 @@ class Shim(EndingMixin):
         self.lost_bytes = 0
         self.reported_lost = 0
         self.log_checked = 0.0
+        self.check_s = CHECK_S
+        self.checked_total = -1  # log.total at the last look
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"], directory=self.dir)
         self.capacity = PIPE_SIZE  # bytes the job can write before it blocks on us
         self.decl = None  # a declared job's dependencies, probe and restart policy
@@ -305,7 +310,9 @@ class Shim(EndingMixin):
     def tick(self) -> float:
         """Timers; returns how long the loop may sleep."""
         now = time.monotonic()
-        waits = [CHECK_S]
+        if self.log.total != self.checked_total and self.check_s > CHECK_S:
+            self.check_s = CHECK_S  # output again: looked at often again
+        waits = [max(0.0, self.log_checked + self.check_s - now)]
         if self.deadline is not None and self.exit_status is None:
             if now >= self.deadline:
                 self.deadline = None
@@ -330,8 +337,11 @@ class Shim(EndingMixin):
                 self.sel.register(self.out_fd, EVENT_READ, "out")
             else:
                 waits.append(self.out_resume_at - now)
-        if now - self.log_checked >= CHECK_S:
+        if now - self.log_checked >= self.check_s:
             self.log_checked = now
+            quiet = self.log.total == self.checked_total and self.owner_poll is None
+            self.check_s = min(self.check_s * 2, CHECK_QUIET_S) if quiet else CHECK_S
+            self.checked_total = self.log.total
             self.check_log()
             self.poll_owner()
         if self.decl is not None:

@@ -220,6 +220,7 @@ if TYPE_CHECKING:
         signal: str  # one of KILL_SIGNALS
         graceMs: NotRequired[int | None]  # default: the spec's killGraceMs
         reason: NotRequired[str]  # kill (default), owner-gone
+        stop: NotRequired[bool]  # a declared job: its declared stop_signal instead
 
     class OwnerRequest(TypedDict):
         op: Literal["owner"]
@@ -283,5 +284,21 @@ if TYPE_CHECKING:
         ev: Literal["remaining"]
         remaining: int  # processes of the finished job's tree still running
 
+    class PhaseEvent(PhaseFields, total=False):
+        ev: Literal["phase"]
+        pid: int  # the command running now, when one runs
+        startToken: str | None
+        shimPid: int
+        shimToken: str | None
+        cgroup: str | None
+
     Request = WatchRequest | SendRequest | KillRequest | OwnerRequest | ResizeRequest
-    Event = StateEvent | OutputEvent | LogLostEvent | ExitEvent | GoneEvent | RemainingEvent
+    Event = (
+        StateEvent
+        | OutputEvent
+        | LogLostEvent
+        | ExitEvent
+        | GoneEvent
+        | RemainingEvent
+        | PhaseEvent
+    )
