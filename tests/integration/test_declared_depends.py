@@ -141,5 +141,6 @@ async def test_the_rules_hold_once_the_session_is_gone(registry_dir: str, tmp_pa
     async with JobManager(registry_dir=registry_dir) as later:
         seen = await until(ended(later, api.id), 5, "a later session settles api")
         assert (seen.status.value, seen.exit_code, seen.end_reason) == ("failed", 1, "crash-loop")
+        assert (seen.restarts, seen.last_exit, seen.phase) == (2, 1, "ended")
         assert record(later, db.id).running
         await later.kill(db.id)
