@@ -56,6 +56,7 @@ def start_spec(
     cols: int,
     rows: int,
     declared: dict[str, Any] | None = None,
+    shims: dict[str, tuple[int, str | None]] | None = None,
 ) -> StartSpec:
     """What the shim of `record` starts with: every path from `paths`, the owner it watches
     (None: a detached job, or a persistent session's), the job's marker; a declared job's
@@ -84,15 +85,22 @@ def start_spec(
         "cgroup": cgroup.enabled(),  # the shim makes the job a cgroup of its own, if it may
     }
     if declared is not None:
-        spec["declared"] = declared_spec(job_id, paths, declared)
+        spec["declared"] = declared_spec(job_id, paths, declared, shims)
         if declared.get("kill_grace_ms") is not None:
             spec["killGraceMs"] = int(declared["kill_grace_ms"])
     return spec
 
 
-def declared_spec(job_id: str, paths: RegistryPaths, declared: dict[str, Any]) -> dict[str, Any]:
+def declared_spec(
+    job_id: str,
+    paths: RegistryPaths,
+    declared: dict[str, Any],
+    shims: dict[str, tuple[int, str | None]] | None = None,
+) -> dict[str, Any]:
     """`declared` with the paths its shim reads and writes (the shim spells no file name):
-    its own `started`/`ready` files, and each dependency's `started`/`ready`/`end`."""
+    its own `started`/`ready` files, and each dependency's `started`/`ready`/`end`; with
+    `shims` (job id -> its shim's pid and start token), a dependency's shim, so a waiter
+    whose dependency's supervisor died without an end does not wait forever."""
 
     def files(of: str) -> dict[str, str]:
         return {
@@ -101,7 +109,13 @@ def declared_spec(job_id: str, paths: RegistryPaths, declared: dict[str, Any]) -
             "end": str(paths.end(of)),
         }
 
-    depends = [{**dep, "files": files(str(dep["id"]))} for dep in declared.get("depends") or ()]
+    depends = []
+    for dep in declared.get("depends") or ():
+        entry = {**dep, "files": files(str(dep["id"]))}
+        shim = (shims or {}).get(str(dep["id"]))
+        if shim is not None:
+            entry["shimPid"], entry["shimToken"] = shim
+        depends.append(entry)
     return {**declared, "depends": depends, "files": files(job_id)}
 
 

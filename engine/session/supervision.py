@@ -360,7 +360,10 @@ class Supervisor:
         job_id = record.id
         owner = None if (record.detached or self.persistent) else os.getpid()
         marker = self.marker(job_id)
-        spec = start_spec(record, self.paths, self.config, owner, marker, cols, rows, declared)
+        shims = self._dependency_shims(declared)
+        spec = start_spec(
+            record, self.paths, self.config, owner, marker, cols, rows, declared, shims
+        )
         # The record first: whatever happens to this process from here on, the job is
         # never one nobody knows of (a record without a pid is reattached by its socket).
         self.registry.add(record)
@@ -389,6 +392,19 @@ class Supervisor:
         self._publish("job-started", record)
         await self.attach(record)
         return record
+
+    def _dependency_shims(
+        self, declared: dict[str, Any] | None
+    ) -> dict[str, tuple[int, str | None]] | None:
+        """The shims of a declared job's dependencies, as their records know them."""
+        if declared is None:
+            return None
+        shims: dict[str, tuple[int, str | None]] = {}
+        for dep in declared.get("depends") or ():
+            found = self.registry.get(str(dep.get("id")))
+            if found is not None and found.shim_pid is not None:
+                shims[found.id] = (found.shim_pid, found.shim_token)
+        return shims
 
     def _forget_start(self, job_id: str) -> None:
         """A start that failed: no record, no files, no reservation."""

@@ -84,6 +84,22 @@ class Dependency:
         files = entry.get("files") or {}
         keys = ("started", "ready", "end")
         self.files = {key: own_name(shim, files.get(key), key) for key in keys}
+        pid = entry.get("shimPid")
+        self.shim_pid = pid if isinstance(pid, int) and pid > 0 else None
+        self.shim_token = entry.get("shimToken")
+
+    def check(self, shim: "Shim") -> "tuple[bool, str | None]":
+        """(reached, why it never will: None while it still may). A dependency whose
+        supervisor is gone without an end (killed -9) will never get there either."""
+        reached, failure = self.look(shim)
+        if reached or failure is not None or self.shim_pid is None:
+            return reached, failure
+        if procs.same_process(self.shim_pid, self.shim_token):
+            return False, None
+        reached, failure = self.look(shim)  # it may have written its end as it went
+        if reached or failure is not None:
+            return reached, failure
+        return False, f"{self.name}'s supervisor is gone, and it left no end"
 
     def read_json(self, shim: "Shim", key: str) -> "dict | None":
         try:
@@ -92,8 +108,8 @@ class Dependency:
             return None
         return value if isinstance(value, dict) else None
 
-    def check(self, shim: "Shim") -> "tuple[bool, str | None]":
-        """(reached, why it never will: None while it still may)."""
+    def look(self, shim: "Shim") -> "tuple[bool, str | None]":
+        """What the dependency's files say: (reached, why it never will)."""
         end = self.read_json(shim, "end")
         if self.until == "started":
             if shim.dir.is_file(self.files["started"]):
@@ -161,6 +177,7 @@ class Declared:
         self.spawned_at = 0.0
         self.restart_at: float | None = None
         self.watch = None  # dirwatch.DirWatch while waiting
+        self.pidfds: list[int] = []  # the dependencies' shims, while waiting
         self.check_at = 0.0
         self.probe: object = None
         self.probe_at: float | None = None
@@ -197,9 +214,26 @@ class Declared:
         self.watch = DirWatch(self.shim.dir.fd)
         if self.watch.active:
             self.shim.sel.register(self.watch.fd, 1, "declared-watch")
+        self.watch_dependency_shims()
         self.check_deps()
 
-    def on_watch(self) -> None:
+    def watch_dependency_shims(self) -> None:
+        """A pidfd on each dependency's shim: its death (without an end) wakes us at once."""
+        for dep in self.deps:
+            if dep.shim_pid is None or not hasattr(os, "pidfd_open"):
+                continue
+            try:
+                fd = os.pidfd_open(dep.shim_pid)
+            except OSError:
+                continue  # gone already: check_deps says so
+            self.pidfds.append(fd)
+            self.shim.sel.register(fd, 1, "declared-watch")
+
+    def on_watch(self, fd: int) -> None:
+        """A file moved into the registry directory, or a dependency's shim died."""
+        if fd in self.pidfds:
+            self.check_deps()
+            return
         names = self.watch.names() if self.watch is not None else set()
         wanted = {name for dep in self.deps for name in dep.files.values()}
         if names & wanted:
@@ -229,6 +263,10 @@ class Declared:
             self.launch()
 
     def stop_watching(self) -> None:
+        for fd in self.pidfds:
+            self.shim.sel.unregister(fd)
+            os.close(fd)
+        self.pidfds.clear()
         if self.watch is not None:
             if self.watch.active:
                 self.shim.sel.unregister(self.watch.fd)

@@ -392,7 +392,7 @@ class Shim(EndingMixin):
                 elif kind == "stdin":
                     self.write_stdin()
                 elif kind == "declared-watch":
-                    self.decl.on_watch()
+                    self.decl.on_watch(key.fd)
                 elif kind == "owner":
                     self.watch_owner(None, None)
                     self.owner_gone()

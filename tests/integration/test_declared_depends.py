@@ -5,6 +5,8 @@ with a clear reason; and all of it goes on once the session that started it is g
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 
 from jobs_tui.engine import JobManager
@@ -144,3 +146,19 @@ async def test_the_rules_hold_once_the_session_is_gone(registry_dir: str, tmp_pa
         assert (seen.restarts, seen.last_exit, seen.phase) == (2, 1, "ended")
         assert record(later, db.id).running
         await later.kill(db.id)
+
+
+async def test_a_dependency_whose_supervisor_dies_without_an_end_fails_its_dependents(
+    registry_dir: str,
+):
+    async with JobManager(registry_dir=registry_dir) as jm:
+        db = await jm.start("sleep 30", declared=decl("db", ready=probe("log", "never")))
+        api = await jm.start("echo never", declared=decl("api", depends=[dep(db, "ready")]))
+        await until(lambda: record(jm, api.id).waiting_for == "db", 3)
+        os.kill(db.shim_pid, signal.SIGKILL)
+        started = time.monotonic()
+        done = await until(ended(jm, api.id), 3, "api ends")
+        assert time.monotonic() - started < 1.0
+        assert done.end_reason == "dependency"
+        detail = read_json(jm.paths.end(api.id))["phaseDetail"]
+        assert detail == "db's supervisor is gone, and it left no end"
