@@ -437,7 +437,8 @@ class Declared:
         line = marker_line(self.restarts, self.max_restarts, status, now - self.spawned_at)
         if shim.log.tail(1) not in (b"", b"\n"):
             line = "\n" + line
-        shim.log.write(line.encode())
+        # A terminal job's log is replayed by a terminal emulator: its lines end CRLF.
+        shim.log.write((line.replace("\n", "\r\n") if shim.tty else line).encode())
         shim.exit_status, shim.child_pid, shim.deadline = None, 0, None
         shim.dir.unlink(self.ready_name, quiet=True)
         self.restart_at = now + self.backoff_s

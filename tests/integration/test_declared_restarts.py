@@ -141,3 +141,18 @@ async def test_a_stop_sends_the_declared_stop_signal(registry_dir: str):
         assert reply["signal"] == "SIGINT"
         done = await until(ended(jm, rec.id), 5)
         assert "got INT" in _log(rec) and done.restarts == 0
+
+
+async def test_a_terminal_job_restarts_on_a_new_terminal_with_a_crlf_marker(registry_dir: str):
+    async with JobManager(registry_dir=registry_dir) as jm:
+        rec = await jm.start(
+            "echo hello; exit 5",
+            tty=True,
+            declared=decl("t", restart="on-failure", max_restarts=1, backoff_ms=0),
+        )
+        done = await until(ended(jm, rec.id), 5)
+        assert (done.exit_code, done.restarts, done.end_reason) == (5, 1, "crash-loop")
+        raw = open(rec.log_path, "rb").read()  # noqa: SIM115
+        assert raw.count(b"hello\r\n") == 2
+        marker = "── restart 1 of 1 · exit 5 after ".encode()
+        assert marker in raw and raw.count("──\r\n".encode()) == 1
