@@ -32,7 +32,7 @@ import time
 from _signal import SIGKILL
 
 from . import procs
-from .probes import FAIL, PASS, ExecProbe, LogProbe, check_http, check_port
+from .probes import FAIL, PASS, ExecProbe, LogProbe, check_http, check_port, split_url
 from .protocol import EV_PHASE
 from .shimjson import dumps, loads
 
@@ -149,6 +149,23 @@ def own_name(shim: "Shim", path: "str | None", key: str) -> str:
     return os.path.basename(path)
 
 
+def check_probe(probe: dict) -> None:
+    """ValueError unless `probe` is one the shim can run."""
+    kind, target = probe.get("kind"), probe.get("target")
+    if kind not in ("log", "port", "http", "exec"):
+        raise ValueError(f"declared: unknown probe kind {kind!r}")
+    if kind == "port" and not (isinstance(target, int) and 0 < target < 65536):
+        raise ValueError(f"declared: a port probe needs a port, not {target!r}")
+    if kind == "http":
+        split_url(str(target))
+    if kind in ("log", "exec") and not (isinstance(target, str) and target):
+        raise ValueError(f"declared: a {kind} probe needs a text, not {target!r}")
+    for key in ("period_ms", "timeout_ms", "limit_ms"):
+        value = probe.get(key)
+        if value is not None and not (isinstance(value, int) and value >= 0):
+            raise ValueError(f"declared: ready.{key} must be a number of ms, not {value!r}")
+
+
 class Declared:
     """The declared half of one shim: dependencies, probe, restart policy."""
 
@@ -156,6 +173,8 @@ class Declared:
         self.shim = shim
         self.name = str(spec.get("name") or shim.spec["id"])
         self.probe_spec = spec.get("ready") or None
+        if self.probe_spec is not None:
+            check_probe(self.probe_spec)  # a bad one fails the start, never the shim later
         self.policy = spec.get("restart") or "no"
         if self.policy not in ("no", "on-failure", "always"):
             raise ValueError(f"declared: unknown restart policy {self.policy!r}")

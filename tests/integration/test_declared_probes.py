@@ -102,3 +102,22 @@ async def test_a_job_without_a_probe_is_ready_once_started(registry_dir: str):
         await until(lambda: record(jm, rec.id).phase == "ready", 3, "ready")
         assert read_json(jm.paths.ready(rec.id))["ready"] is True
         await jm.kill(rec.id)
+
+
+async def test_a_declaration_the_shim_cannot_run_fails_the_start(registry_dir: str):
+    from jobs_tui.engine.records.results import JobError
+
+    async with JobManager(registry_dir=registry_dir) as jm:
+        for bad in (
+            decl("x", ready=probe("smoke", "x")),
+            decl("x", ready=probe("port", "eighty")),
+            decl("x", restart="sometimes"),
+            decl("x", stop_signal="SIGNOPE"),
+        ):
+            try:
+                await jm.start("echo never", declared=bad)
+            except JobError as exc:
+                assert "supervisor could not start" in str(exc)
+            else:
+                raise AssertionError(f"started with {bad}")
+        assert all(not r.running for r in jm.registry.own_running())
