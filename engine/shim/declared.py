@@ -5,7 +5,7 @@ phases, whoever is watching (the session that started it may be long gone):
 
 1. **waiting**: the command is not spawned until every dependency has reached the state
    it asks for, read from the dependencies' files in the registry directory the shims
-   share: `started` (the dependency's `<id>.started` exists: its command was spawned),
+   share (depends.py): `started` (the dependency's `<id>.started` exists: its command was spawned),
    `ready` (its `<id>.ready` says `"ready": true`), `succeeded` (its `<id>.end` says it
    exited 0). A dependency that can no longer get there (ended before it started or was
    ready, was not ready within its limit, ended other than with 0) ends this job with
@@ -32,9 +32,10 @@ import time
 from _signal import SIGKILL
 
 from . import procs
-from .probes import FAIL, PASS, ExecProbe, LogProbe, check_http, check_port, split_url
+from .depends import Dependency, describe_exit, own_name
+from .probes import FAIL, PASS, ExecProbe, LogProbe, check_http, check_port, check_probe
 from .protocol import EV_PHASE
-from .shimjson import dumps, loads
+from .shimjson import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,119 +52,16 @@ WAITING, STARTING, READY, NOT_READY, RESTARTING, ENDED = (
 DEPENDENCY, CRASH_LOOP = "dependency", "crash-loop"  # end reasons of our own
 FIRST_PROBE_S = 0.05  # the first probe goes this soon after the spawn (then every period)
 DEP_FAILED_STATUS = 1  # the exit status of a job that never ran: its dependency failed
-END_LIMIT = 65536
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def describe_exit(status: "int | None") -> str:
-    if status is None:
-        return "no exit status"
-    if status < 0:
-        return procs.signal_name(-status)
-    return f"exit {status}"
-
-
 def marker_line(number: int, limit: "int | None", status: "int | None", ran_s: float) -> str:
     """`── restart 2 of 5 · exit 1 after 0.4s ──` (`of N` left out when unlimited)."""
     of = f" of {limit}" if limit is not None else ""
     return f"── restart {number}{of} · {describe_exit(status)} after {ran_s:.1f}s ──\n"
-
-
-class Dependency:
-    """One job this one waits for, and the names of its files in the registry directory."""
-
-    def __init__(self, shim: "Shim", entry: dict) -> None:
-        self.id = str(entry["id"])
-        self.name = str(entry.get("name") or self.id)
-        self.until = entry.get("until") or "started"
-        if self.until not in ("started", "ready", "succeeded"):
-            raise ValueError(f"depends: {self.name}: unknown state {self.until!r}")
-        files = entry.get("files") or {}
-        keys = ("started", "ready", "end")
-        self.files = {key: own_name(shim, files.get(key), key) for key in keys}
-        pid = entry.get("shimPid")
-        self.shim_pid = pid if isinstance(pid, int) and pid > 0 else None
-        self.shim_token = entry.get("shimToken")
-
-    def check(self, shim: "Shim") -> "tuple[bool, str | None]":
-        """(reached, why it never will: None while it still may). A dependency whose
-        supervisor is gone without an end (killed -9) will never get there either."""
-        reached, failure = self.look(shim)
-        if reached or failure is not None or self.shim_pid is None:
-            return reached, failure
-        if procs.same_process(self.shim_pid, self.shim_token):
-            return False, None
-        reached, failure = self.look(shim)  # it may have written its end as it went
-        if reached or failure is not None:
-            return reached, failure
-        return False, f"{self.name}'s supervisor is gone, and it left no end"
-
-    def read_json(self, shim: "Shim", key: str) -> "dict | None":
-        try:
-            value = loads(shim.dir.read_file(self.files[key], END_LIMIT))
-        except (OSError, ValueError):
-            return None
-        return value if isinstance(value, dict) else None
-
-    def look(self, shim: "Shim") -> "tuple[bool, str | None]":
-        """What the dependency's files say: (reached, why it never will)."""
-        end = self.read_json(shim, "end")
-        if self.until == "started":
-            if shim.dir.is_file(self.files["started"]):
-                return True, None
-            if end is not None:
-                return False, f"{self.name} ended before it started ({end_words(end)})"
-            return False, None
-        if self.until == "ready":
-            ready = self.read_json(shim, "ready")
-            if ready is not None and ready.get("ready") is True:
-                return True, None
-            if end is not None:
-                return False, f"{self.name} ended before it was ready ({end_words(end)})"
-            if ready is not None and ready.get("ready") is False:
-                return False, f"{self.name} was not ready in time ({ready.get('detail') or ''})"
-            return False, None
-        if end is None:
-            return False, None
-        if end.get("exitStatus") == 0 and end.get("reason") in (None, "exit"):
-            return True, None
-        return False, f"{self.name} did not succeed ({end_words(end)})"
-
-
-def end_words(end: dict) -> str:
-    reason = end.get("reason") or "exit"
-    words = describe_exit(end.get("exitStatus"))
-    detail = end.get("detail")
-    if reason != "exit":
-        words = f"{reason}, {words}"
-    return f"{words}: {detail}" if detail else words
-
-
-def own_name(shim: "Shim", path: "str | None", key: str) -> str:
-    """The name, in the shim's registry directory, of a file the session named by path."""
-    if not path or os.path.dirname(path) != os.path.dirname(shim.spec["log"]):
-        raise ValueError(f"declared: the {key} file {path!r} is not in the registry directory")
-    return os.path.basename(path)
-
-
-def check_probe(probe: dict) -> None:
-    """ValueError unless `probe` is one the shim can run."""
-    kind, target = probe.get("kind"), probe.get("target")
-    if kind not in ("log", "port", "http", "exec"):
-        raise ValueError(f"declared: unknown probe kind {kind!r}")
-    if kind == "port" and not (isinstance(target, int) and 0 < target < 65536):
-        raise ValueError(f"declared: a port probe needs a port, not {target!r}")
-    if kind == "http":
-        split_url(str(target))
-    if kind in ("log", "exec") and not (isinstance(target, str) and target):
-        raise ValueError(f"declared: a {kind} probe needs a text, not {target!r}")
-    for key in ("period_ms", "timeout_ms", "limit_ms"):
-        value = probe.get(key)
-        if value is not None and not (isinstance(value, int) and value >= 0):
-            raise ValueError(f"declared: ready.{key} must be a number of ms, not {value!r}")
 
 
 class Declared:

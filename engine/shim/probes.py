@@ -138,3 +138,20 @@ class ExecProbe:
                 os.killpg(self.pid, _signal.SIGKILL)
             except OSError:
                 pass
+
+
+def check_probe(probe: dict) -> None:
+    """ValueError unless `probe` is one the shim can run."""
+    kind, target = probe.get("kind"), probe.get("target")
+    if kind not in ("log", "port", "http", "exec"):
+        raise ValueError(f"declared: unknown probe kind {kind!r}")
+    if kind == "port" and not (isinstance(target, int) and 0 < target < 65536):
+        raise ValueError(f"declared: a port probe needs a port, not {target!r}")
+    if kind == "http":
+        split_url(str(target))
+    if kind in ("log", "exec") and not (isinstance(target, str) and target):
+        raise ValueError(f"declared: a {kind} probe needs a text, not {target!r}")
+    for key in ("period_ms", "timeout_ms", "limit_ms"):
+        value = probe.get(key)
+        if value is not None and not (isinstance(value, int) and value >= 0):
+            raise ValueError(f"declared: ready.{key} must be a number of ms, not {value!r}")
