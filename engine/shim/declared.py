@@ -148,7 +148,10 @@ class Declared:
 
     def on_watch(self, fd: int) -> None:
         """A file moved into the registry directory, or a dependency's shim died."""
-        if fd in self.pidfds:
+        if fd in self.pidfds:  # readable for good now: let it go, then look
+            self.pidfds.remove(fd)
+            self.shim.sel.unregister(fd)
+            os.close(fd)
             self.check_deps()
             return
         names = self.watch.names() if self.watch is not None else set()

@@ -162,3 +162,27 @@ async def test_a_dependency_whose_supervisor_dies_without_an_end_fails_its_depen
         assert done.end_reason == "dependency"
         detail = read_json(jm.paths.end(api.id))["phaseDetail"]
         assert detail == "db's supervisor is gone, and it left no end"
+
+
+def _cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def test_a_waiter_whose_first_dependency_ended_waits_idle_for_the_next(registry_dir: str):
+    async with JobManager(registry_dir=registry_dir) as jm:
+        migrate = await jm.start("true", declared=decl("migrate"))
+        db = await jm.start("sleep 30", declared=decl("db", ready=probe("log", "never")))
+        api = await jm.start(
+            "sleep 30",
+            declared=decl("api", depends=[dep(migrate, "succeeded"), dep(db, "ready")]),
+        )
+        await until(lambda: record(jm, api.id).waiting_for == "db", 3, "waiting for db only")
+        await until(ended(jm, migrate.id), 3)
+        await asyncio.sleep(0.2)  # migrate's shim is gone by now
+        before = _cpu_s(api.shim_pid)
+        await asyncio.sleep(1.0)
+        assert _cpu_s(api.shim_pid) - before <= 0.02  # idle: no wake-up loop
+        await jm.kill(api.id)
+        await jm.kill(db.id)
