@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import re
 
 from jobs_tui.engine import JobManager
@@ -156,3 +157,19 @@ async def test_a_terminal_job_restarts_on_a_new_terminal_with_a_crlf_marker(regi
         assert raw.count(b"hello\r\n") == 2
         marker = "── restart 1 of 1 · exit 5 after ".encode()
         assert marker in raw and raw.count("──\r\n".encode()) == 1
+
+
+async def test_what_the_old_instance_left_running_is_killed_before_the_restart(
+    registry_dir: str, tmp_path
+):
+    pids = tmp_path / "pids"
+    async with JobManager(registry_dir=registry_dir) as jm:
+        rec = await jm.start(
+            f"sleep 30 & echo $! >> {pids}; exit 1",
+            declared=decl("w", restart="on-failure", max_restarts=1, backoff_ms=100),
+        )
+        await until(ended(jm, rec.id), 5)
+        first, second = (int(p) for p in pids.read_text().split())
+        assert not os.path.exists(f"/proc/{first}")  # killed at the restart
+        await jm.kill(rec.id)  # the last instance's leftover: the finished job's kill
+        await until(lambda: not os.path.exists(f"/proc/{second}"), 5, "the last leftover gone")
