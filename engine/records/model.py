@@ -42,6 +42,8 @@ class EndReason(StrEnum):
     KILL = "kill"
     DEADLINE = "deadline"
     OWNER_GONE = "owner-gone"
+    DEPENDENCY = "dependency"  # a declared job's dependency failed: it never ran
+    CRASH_LOOP = "crash-loop"  # a declared job exited again after max_restarts restarts
 
 
 ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear", "restart")
@@ -88,10 +90,17 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("term_rows", "rows", int),
     ("remaining_processes", "remainingProcesses", int),
     ("cgroup", "cgroup", str),
+    # A declared job's (issue 26): its name, phase, what it waits for, restarts, last exit.
+    ("declared_name", "name", str),
+    ("phase", "phase", str),
+    ("waiting_for", "waitingFor", str),
+    ("restarts", "restarts", int),
+    ("last_exit", "lastExit", int),
 )
 # Written only when set: a record that is not a restart, has no extra environment or no
 # terminal looks as it always did.
 _SPARSE = {"restartOf", "envNames", "cols", "rows", "cgroup"}
+_SPARSE |= {"name", "phase", "waitingFor", "restarts", "lastExit"}
 MAX_ENV_NAMES = 100
 
 
@@ -136,6 +145,12 @@ class JobRecord:
     term_rows: int | None = None  # opened later replays its output at the size it had
     remaining_processes: int = 0  # a finished job's processes still running (its leftovers)
     cgroup: str | None = None  # the job's own cgroup (v2), where the kernel let us make one
+    # A declared job's, from its shim's `phase` events (shim/declared.py): None otherwise.
+    declared_name: str | None = None  # its name in the declaration (JSON name)
+    phase: str | None = None  # waiting, starting, ready, not-ready, restarting, ended
+    waiting_for: str | None = None  # the dependencies it waits for, by name, ", "-joined
+    restarts: int | None = None  # restarts its shim made (the id and log stay the same)
+    last_exit: int | None = None  # the exit status the last restart followed
     unknown: dict[str, Any] = field(default_factory=dict)
     # A reader's view only, never written: the command ended, its exit files are not
     # written yet (why: "disk full"); JSON exitNotWritten. See unwritten.py.

@@ -16,6 +16,7 @@ from .paths import RegistryPaths
 from .safefiles import UnsafeFile, open_regular
 
 _STATUS = re.compile(rb"^-?\d{1,10}$")
+END_LIMIT = 16 * 1024  # an end file read at most this far
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class ExitInfo:
     lost_bytes: int | None = None  # output the log could not keep (the end's lostBytes)
     log_note: str | None = None  # and why ("disk full")
     remaining: int | None = None  # processes of the tree alive at the exit (the end's)
+    restarts: int | None = None  # a declared job's restarts by its shim (the end's)
+    last_exit: int | None = None  # and the exit status the last of them followed
 
 
 def _read_small(
@@ -76,7 +79,10 @@ def read_exit(
         )
         return ExitInfo(None, None, None, None, note=note)
     reason = signal = finished = line = size = lost = why = left = None
-    end_raw = _read_small(paths.end(job_id), 4096, problems)
+    # The end holds up to 2 KiB of raw output as JSON (a control byte is 6 bytes there):
+    # read enough of it to parse, whatever the tail was.
+    end_raw = _read_small(paths.end(job_id), END_LIMIT, problems)
+    restarts = last_exit = None
     if end_raw:
         try:
             end = json.loads(end_raw)
@@ -95,6 +101,26 @@ def read_exit(
             why = end.get("logNote") if isinstance(end.get("logNote"), str) else None
             left = end.get("remaining")
             left = left if isinstance(left, int) and in_range(left, 0, MAX_BYTES) else None
+            restarts = end.get("restarts")
+            restarts = restarts if isinstance(restarts, int) and restarts >= 0 else None
+            last_exit = status_value_of(end.get("lastExit"))
     return ExitInfo(
-        status, reason, signal, finished, line, size, lost_bytes=lost, log_note=why, remaining=left
+        status,
+        reason,
+        signal,
+        finished,
+        line,
+        size,
+        lost_bytes=lost,
+        log_note=why,
+        remaining=left,
+        restarts=restarts,
+        last_exit=last_exit,
     )
+
+
+def status_value_of(value: object) -> int | None:
+    """An exit status (a code, or -N for signal N) as a file holds it, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and valid_exit_status(value):
+        return value
+    return None

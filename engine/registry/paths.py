@@ -31,7 +31,7 @@ CLAIM = ".adopting-"  # `registry-<h>.json.adopting-<claimer's hash>`: a claim f
 CORRUPT = ".corrupt-"  # `<name>.corrupt-<ms>`: a quarantined file, kept for a person
 # Every file a job may leave in the registry directory (and its socket, when it is there).
 _JOB_FILE = re.compile(
-    r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|log\.time|status|end|lock|sock|env)\Z"
+    r"^j([1-9][0-9]{0,8})\.(?:log|log\.1|log\.base|log\.time|status|end|lock|sock|env|started|ready)\Z"
 )
 
 
@@ -174,6 +174,14 @@ class RegistryPaths:
         """Why the job ended, written by its shim beside the status file."""
         return self.root / f"{job_id}.end"
 
+    def started(self, job_id: str) -> Path:
+        """A declared job's command was spawned (its shim writes it; dependents read it)."""
+        return self.root / f"{job_id}.started"
+
+    def ready(self, job_id: str) -> Path:
+        """A declared job's probe passed (`"ready": true`) or gave up (false): its shim's."""
+        return self.root / f"{job_id}.ready"
+
     def socket(self, job_id: str, create: bool = False) -> Path:
         """The control socket: derived, never read from a registry file. Too long a path
         puts it in the private runtime directory (runtimedir), made only if `create` (a
@@ -197,6 +205,8 @@ class RegistryPaths:
             self.end(job_id),
             self.lock(job_id),
             self.env(job_id),
+            self.started(job_id),
+            self.ready(job_id),
         ]
 
     def inside(self, candidate: str | None) -> Path | None:

@@ -93,6 +93,9 @@ def finish(
         if line:
             record.last_line = line
         record.end_reason = info.reason or EndReason.EXIT.value
+        if info.restarts is not None:  # a declared job's, from its end file
+            record.restarts, record.last_exit = info.restarts, info.last_exit
+            record.phase, record.waiting_for = "ended", None
     record.status, record.exit_code, record.signal = status, code, sig
     record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms
     record.stopping_at = None

@@ -9,7 +9,7 @@ import select
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.registry import regfiles
 from jobs_tui.engine.shim import cgroup, procs
@@ -55,11 +55,14 @@ def start_spec(
     marker: str,
     cols: int,
     rows: int,
+    declared: dict[str, Any] | None = None,
+    shims: dict[str, tuple[int, str | None]] | None = None,
 ) -> StartSpec:
     """What the shim of `record` starts with: every path from `paths`, the owner it watches
-    (None: a detached job, or a persistent session's), the job's marker."""
+    (None: a detached job, or a persistent session's), the job's marker; a declared job's
+    rules (`declared`, see protocol) with its files' and its dependencies' files' paths."""
     job_id = record.id
-    return {
+    spec: StartSpec = {
         "id": job_id,
         "command": record.command,
         "cwd": record.cwd,
@@ -81,6 +84,39 @@ def start_spec(
         "marker": marker,
         "cgroup": cgroup.enabled(),  # the shim makes the job a cgroup of its own, if it may
     }
+    if declared is not None:
+        spec["declared"] = declared_spec(job_id, paths, declared, shims)
+        if declared.get("kill_grace_ms") is not None:
+            spec["killGraceMs"] = int(declared["kill_grace_ms"])
+    return spec
+
+
+def declared_spec(
+    job_id: str,
+    paths: RegistryPaths,
+    declared: dict[str, Any],
+    shims: dict[str, tuple[int, str | None]] | None = None,
+) -> dict[str, Any]:
+    """`declared` with the paths its shim reads and writes (the shim spells no file name):
+    its own `started`/`ready` files, and each dependency's `started`/`ready`/`end`; with
+    `shims` (job id -> its shim's pid and start token), a dependency's shim, so a waiter
+    whose dependency's supervisor died without an end does not wait forever."""
+
+    def files(of: str) -> dict[str, str]:
+        return {
+            "started": str(paths.started(of)),
+            "ready": str(paths.ready(of)),
+            "end": str(paths.end(of)),
+        }
+
+    depends = []
+    for dep in declared.get("depends") or ():
+        entry = {**dep, "files": files(str(dep["id"]))}
+        shim = (shims or {}).get(str(dep["id"]))
+        if shim is not None:
+            entry["shimPid"], entry["shimToken"] = shim
+        depends.append(entry)
+    return {**declared, "depends": depends, "files": files(job_id)}
 
 
 class LaunchError(RuntimeError):

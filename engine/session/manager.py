@@ -247,8 +247,13 @@ class JobManager:
         rows: int = 24,
         env: dict[str, str] | None = None,
         restart_of: str | None = None,
+        declared: dict[str, Any] | None = None,
     ) -> JobRecord:
         """Start `command` as a job; returns its record at once (running).
+
+        `declared`: a declared job's rules (shim/protocol.py's DeclaredSpec, dependencies
+        by job id): its shim waits for the dependencies, probes and restarts it, whether
+        or not this session is still there.
 
         `env` is added to the job's environment: its values are kept for a restart in a
         0600 file of the registry directory, never in the registry or on a command line;
@@ -269,6 +274,7 @@ class JobManager:
             rows=rows,
             env=env,
             restart_of=restart_of,
+            declared=declared,
         )
 
     async def restart(self, job_id: str, *, supervise: bool = False) -> JobRecord:

@@ -4,7 +4,7 @@ an id reserved, its record written and its shim launched (`JobManager.start`).""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.calls.arguments import check, check_env, check_size, check_start, resolve_cwd
 from jobs_tui.engine.records.model import JobRecord
@@ -39,6 +39,7 @@ async def start(
     env: dict[str, str] | None,
     restart_of: str | None,
     starter: Starter | None = None,
+    declared: dict[str, Any] | None = None,
 ) -> JobRecord:
     """Everything is checked before the session is opened or an id reserved. `starter`:
     how the shim is started (`Supervisor.launch`; a restart holds it, see restarts.py)."""
@@ -73,5 +74,11 @@ async def start(
         rows=rows,
         restart_of=restart_of,
     )
+    if declared is not None:
+        record.declared_name = str(declared.get("name") or "") or None
+        record.phase = "waiting" if declared.get("depends") else "starting"
+        record.restarts = 0
     with kept_for_restart(jm.paths, record, env, cols, rows):
-        return await jm.supervisor.launch(record, cols=cols, rows=rows, env=env, starter=starter)
+        return await jm.supervisor.launch(
+            record, cols=cols, rows=rows, env=env, starter=starter, declared=declared
+        )

@@ -30,6 +30,7 @@ from jobs_tui.engine.shim.protocol import (
     EV_EXIT,
     EV_GONE,
     EV_OUTPUT,
+    EV_PHASE,
     EV_REMAINING,
     OP_KILL,
     OP_OWNER,
@@ -39,6 +40,7 @@ from jobs_tui.engine.shim.protocol import (
 from .launch import LaunchError, launch, start_spec
 from .link import LinkClosed, ShimLink
 from .outputnews import take_output
+from .phases import apply_phase
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -181,8 +183,12 @@ class Supervisor:
         if record is not None:
             self._apply_output(record, message)
             if kind == EV_EXIT:
+                apply_phase(record, message)  # a declared job's end: restarts, last exit
                 self._settle(record, ExitInfo(*exit_info_fields(message)))
             elif kind in (EV_OUTPUT, EV_REMAINING):
+                self._publish("job-output", record)
+            elif kind == EV_PHASE and apply_phase(record, message):
+                self.registry.mark_dirty()
                 self._publish("job-output", record)
         if kind == EV_GONE:
             self._resolve_gone(job_id, message)  # type: ignore[arg-type]
@@ -345,6 +351,7 @@ class Supervisor:
         rows: int,
         env: dict[str, str] | None,
         starter: Starter | None = None,
+        declared: dict[str, Any] | None = None,
     ) -> JobRecord:
         """Record the job, start its shim, fill in its pids, attach to it.
 
@@ -352,7 +359,11 @@ class Supervisor:
         gives one that holds the shim until the old job has stopped (restarts.py)."""
         job_id = record.id
         owner = None if (record.detached or self.persistent) else os.getpid()
-        spec = start_spec(record, self.paths, self.config, owner, self.marker(job_id), cols, rows)
+        marker = self.marker(job_id)
+        shims = self._dependency_shims(declared)
+        spec = start_spec(
+            record, self.paths, self.config, owner, marker, cols, rows, declared, shims
+        )
         # The record first: whatever happens to this process from here on, the job is
         # never one nobody knows of (a record without a pid is reattached by its socket).
         self.registry.add(record)
@@ -382,6 +393,19 @@ class Supervisor:
         await self.attach(record)
         return record
 
+    def _dependency_shims(
+        self, declared: dict[str, Any] | None
+    ) -> dict[str, tuple[int, str | None]] | None:
+        """The shims of a declared job's dependencies, as their records know them."""
+        if declared is None:
+            return None
+        shims: dict[str, tuple[int, str | None]] = {}
+        for dep in declared.get("depends") or ():
+            found = self.registry.get(str(dep.get("id")))
+            if found is not None and found.shim_pid is not None:
+                shims[found.id] = (found.shim_pid, found.shim_token)
+        return shims
+
     def _forget_start(self, job_id: str) -> None:
         """A start that failed: no record, no files, no reservation."""
         with contextlib.suppress(OSError):
@@ -390,9 +414,15 @@ class Supervisor:
 
     def _identify(self, record: JobRecord, ready: dict[str, Any]) -> bool:
         """Fill a record's pids and start tokens from the shim's ready line or state."""
-        if record.pid is not None or not isinstance(ready.get("pid"), int):
+        if record.pid is not None or record.shim_pid is not None:
             return False
-        record.pid = ready["pid"]
+        if not isinstance(ready.get("pid"), int):
+            if ready.get("phase") is None or not isinstance(ready.get("shimPid"), int):
+                return False
+            # A declared job waiting for its dependencies: only its shim runs yet; the
+            # `phase` event that says it spawned the command carries the pid (_apply_phase).
+        else:
+            record.pid = ready["pid"]
         for attr, key in (("start_token", "startToken"), ("shim_token", "shimToken")):
             value = ready.get(key)
             setattr(record, attr, value if isinstance(value, str) else None)
@@ -442,6 +472,8 @@ class Supervisor:
             raise
         self._links[record.id] = link
         self._identify(record, state)  # a record written before its shim reported ready
+        if apply_phase(record, state):
+            self.registry.mark_dirty()
         self._apply_output(record, state)
         if state.get("running") is False:
             self._settle(record, ExitInfo(*exit_info_fields(state)))

@@ -71,6 +71,8 @@ class EndingMixin:
 
     def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
         signum = procs.signal_number(name)
+        if self.decl is not None and self.decl.idle():  # waiting, or between two runs
+            return self.decl.end_idle(name, reason)
         grace = self.spec["killGraceMs"] if grace_ms is None else int(grace_ms)
         self.gone_due = True
         if self.exit_status is not None:
@@ -106,6 +108,8 @@ class EndingMixin:
         descriptor the job joins it by (-1: none, the process-tree sweep is all)."""
         if not self.spec.get("cgroup"):
             return -1
+        if self.cgroup:  # a declared job's restart: the same cgroup again
+            return cgroup.open_procs(self.cgroup)
         name = f"{cgroup.PREFIX}{self.spec['marker'].replace(':', '-')}-{os.getpid()}"
         self.cgroup = cgroup.create(name)
         fd = cgroup.open_procs(self.cgroup)
@@ -171,8 +175,12 @@ class EndingMixin:
                 else:
                     self.exit_status = os.WEXITSTATUS(status)
                 self.on_exit()
+            elif self.decl is not None:
+                self.decl.reaped(pid, status)  # an exec probe's, maybe
 
     def on_exit(self) -> None:
+        if self.decl is not None and self.decl.on_exit():
+            return  # restarted by its policy: not the job's end (declared.py)
         self.finished_at = now_ms()
         if self.out_fd >= 0:
             self.drain()  # every byte written before the exit is in the log first

@@ -60,6 +60,8 @@ class LogWriter:
         self._fd = self._open()
         self.times = TimeIndexWriter(times_of(live), directory=self.dir)
         self.sizes = None  # a terminal's sizes (sizeindex), once the shim records a resize
+        # Sees every byte written, as it is written: a declared job's log probe (declared.py)
+        self.observer = None
 
     def _open(self) -> int:
         try:
@@ -141,6 +143,8 @@ class LogWriter:
         view = memoryview(data)
         if view and self.retry_at is None:
             self.times.note(self.total)
+        if self.observer is not None and view:
+            self.observer(view)
         try:
             while view:
                 if self._dropping():

@@ -40,6 +40,9 @@ OUTPUT_EVENT_S = 1.0  # the output tail and byte counts reach sessions at most t
 # (a quiet job's first new output goes at once; what needs lines sooner, the log pane and
 # `wait_many(until=...)`, watches the log itself: inotify, or a poll)
 CHECK_S = 0.25  # a deleted live log and a polled owner are looked at this often
+CHECK_QUIET_S = 2.0  # a job that writes nothing: its log looked at less often, up to this
+# (each look that finds no new output waits twice as long; new output brings it back to
+# CHECK_S: an idle shim wakes every 2 s, not 4 times a second, issue 26's idle figure)
 TAIL_BYTES = 2048
 COALESCE_BYTES = 16 * 1024  # drains smaller than this on average pause reading
 COALESCE_S = 0.002
@@ -86,8 +89,15 @@ class Shim(EndingMixin):
         self.lost_bytes = 0
         self.reported_lost = 0
         self.log_checked = 0.0
+        self.check_s = CHECK_S
+        self.checked_total = -1  # log.total at the last look
         self.log = LogWriter(spec["log"], spec["previous"], spec["maxLogBytes"], directory=self.dir)
         self.capacity = PIPE_SIZE  # bytes the job can write before it blocks on us
+        self.decl = None  # a declared job's dependencies, probe and restart policy
+        if spec.get("declared"):
+            from .declared import Declared  # only a declared job loads it
+
+            self.decl = Declared(self, spec["declared"])
 
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
@@ -112,17 +122,28 @@ class Shim(EndingMixin):
         if spec.get("timeoutMs"):
             self.deadline = time.monotonic() + spec["timeoutMs"] / 1000
 
+    def identify(self) -> None:
+        """Who runs the job now (again after a declared job's restart)."""
+        self.identity = {
+            "pid": self.child_pid,
+            "startToken": procs.start_token(self.child_pid) if self.child_pid else None,
+            "shimPid": os.getpid(),
+            "shimToken": procs.start_token(os.getpid()),
+            "cgroup": self.cgroup,
+        }
+
     # -- events ----------------------------------------------------------------
     def state(self) -> dict:
         return {
             "ev": EV_STATE,
             **self.identity,
-            "pid": self.child_pid,
+            "pid": self.child_pid or None,  # None: a declared job not spawned (yet, again)
             "bytes": self.log.total,
             "tail": self.tail,
             "running": self.exit_status is None,
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
+            **(self.decl.fields() if self.decl is not None else {}),
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -139,6 +160,7 @@ class Shim(EndingMixin):
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
             "remaining": self.remaining,
+            **(self.decl.fields() if self.decl is not None else {}),
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -263,8 +285,9 @@ class Shim(EndingMixin):
             closed = bool(message.get("eof")) and not self.tty
             return {"ok": True, "sent": len(data), "stdinClosed": closed}
         if op == OP_KILL:
+            stop = self.decl is not None and message.get("stop")  # as declared: stop_signal
             return self.kill(
-                message.get("signal", "SIGTERM"),
+                self.decl.stop_signal if stop else message.get("signal", "SIGTERM"),
                 message.get("graceMs"),
                 message.get("reason", "kill"),
             )
@@ -287,7 +310,9 @@ class Shim(EndingMixin):
     def tick(self) -> float:
         """Timers; returns how long the loop may sleep."""
         now = time.monotonic()
-        waits = [CHECK_S]
+        if self.log.total != self.checked_total and self.check_s > CHECK_S:
+            self.check_s = CHECK_S  # output again: looked at often again
+        waits = [max(0.0, self.log_checked + self.check_s - now)]
         if self.deadline is not None and self.exit_status is None:
             if now >= self.deadline:
                 self.deadline = None
@@ -312,10 +337,15 @@ class Shim(EndingMixin):
                 self.sel.register(self.out_fd, EVENT_READ, "out")
             else:
                 waits.append(self.out_resume_at - now)
-        if now - self.log_checked >= CHECK_S:
+        if now - self.log_checked >= self.check_s:
             self.log_checked = now
+            quiet = self.log.total == self.checked_total and self.owner_poll is None
+            self.check_s = min(self.check_s * 2, CHECK_QUIET_S) if quiet else CHECK_S
+            self.checked_total = self.log.total
             self.check_log()
             self.poll_owner()
+        if self.decl is not None:
+            waits.append(self.decl.tick(now))
         self.output_event()
         return max(0.0, min(waits))
 
@@ -361,6 +391,8 @@ class Shim(EndingMixin):
                     self.server.on_client(key.fd, mask)
                 elif kind == "stdin":
                     self.write_stdin()
+                elif kind == "declared-watch":
+                    self.decl.on_watch(key.fd)
                 elif kind == "owner":
                     self.watch_owner(None, None)
                     self.owner_gone()
@@ -425,19 +457,22 @@ def main(argv: list[str]) -> int:
 
             wait_for_go(ready_fd, int(hold_fd))
         shim.server.listen()
-        shim.spawn()
-        shim.identity = {
-            "pid": shim.child_pid,
-            "startToken": procs.start_token(shim.child_pid),
-            "shimPid": os.getpid(),
-            "shimToken": procs.start_token(os.getpid()),
-            "cgroup": shim.cgroup,
-        }
+        waits = shim.decl is not None and bool(shim.decl.deps)
+        if not waits:
+            shim.spawn()
+        shim.identify()  # a job that waits for its dependencies: pid None, for now
+        if waits:
+            shim.identity["pid"] = None
     except Exception as exc:
         report(ready_fd, {"error": f"{type(exc).__name__}: {exc}"})
         shim.server.close()
         return 1
     report(ready_fd, shim.identity)
+    if shim.decl is not None:
+        if waits:
+            shim.decl.begin()
+        else:
+            shim.decl.spawned()
     return shim.run()
 
 

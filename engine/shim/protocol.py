@@ -19,7 +19,10 @@ and the shim keeps serving.
   -> {"op": "watch"}                  <- StateEvent, then every event below as it happens
   -> {"op": "state"}                  <- StateEvent (no events follow)
   -> {"op": "send", "data": B64, "eof": b}          <- {"ok": true, "sent": n, "stdinClosed": b}
-  -> {"op": "kill", "signal": S, "graceMs": n, "reason": r}
+  -> {"op": "kill", "signal": S, "graceMs": n, "reason": r, "stop": b}
+        (`stop`, a declared job: its declared `stop_signal` instead of S; TERM/KILL after
+        the grace. A declared job killed while it waits or between two runs ends at once:
+        nothing is spawned, and no kill through the socket is ever followed by a restart)
         <- running: {"ok": true, "signalled": true, "signal": S, "processes": n}
         <- finished: {"ok": true, "signalled": false, "leftovers": n, "finished": true}
   -> {"op": "owner", "pid": p|null, "token": t|null}  <- {"ok": true}
@@ -37,6 +40,25 @@ Events, pushed to watching clients:
   <- {"ev": "remaining", "remaining": n}        the job has exited and n processes of its
                                                 tree still run (0: none is left); the
                                                 exit event and state carry `remaining` too
+  <- {"ev": "phase", ...PhaseFields, pid?, startToken?, shimPid?, shimToken?, cgroup?}
+                                                a declared job's phase changed (waiting,
+                                                starting, ready, not-ready, restarting);
+                                                with the identity of the command running
+                                                now, when one runs (a restart changes it)
+
+Declared jobs (`declared` in the start spec, a `DeclaredSpec`, see shim/declared.py): the
+shim waits for the dependencies before it spawns the command (its ready line then has
+`"pid": null`, and the phase event carries the pid once it runs), probes readiness and
+applies the restart policy itself. `state` replies and the end file carry the
+`PhaseFields`; a restart is not an `exit` (the job's end is: it is written and announced
+once). End reasons of its own: `dependency` (a dependency can no longer reach the state
+asked for: it never ran, exit status 1, `phaseDetail` says which and why), `crash-loop`
+(it exited again after `max_restarts` restarts), `spawn-failed`. Its files, beside the
+end file, named in the spec like every other: `<id>.started` ({"at", "pid"}, written once,
+when the command is first spawned) and `<id>.ready` ({"ready": true, "at", "restarts"} when
+the probe passed, {"ready": false, "at", "detail"} when `limit_ms` went by first; removed
+at a restart, until the probe passes again). Both are written atomically (a rename), so a
+dependent's shim wakes on IN_MOVED_TO (dirwatch).
 
 Files: `spec["end"]` holds the `ExitFields` as JSON, then `spec["status"]` the exit status
 alone (code, or -N for signal N). Beside the live log `spec["log"]`, `base_of(log)` says
@@ -62,6 +84,7 @@ EV_LOG_LOST = "log-lost"
 EV_EXIT = "exit"
 EV_GONE = "gone"
 EV_REMAINING = "remaining"
+EV_PHASE = "phase"  # a declared job's phase (declared.py)
 
 # The signals a kill may send, in every vocabulary (the schemas' enum, the CLI's --signal).
 KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
@@ -127,6 +150,45 @@ if TYPE_CHECKING:
         cgroup: bool  # make the job a cgroup of its own where the kernel lets us
         readyFd: NotRequired[int]  # added by `launch`: where the Ready line goes
         holdFd: NotRequired[int]  # a held start: spawn only after a `g` read from it
+        declared: NotRequired["DeclaredSpec"]  # a declared job's rules, run by its shim
+
+    class ProbeSpec(TypedDict):
+        kind: Literal["log", "port", "http", "exec"]
+        target: str | int  # the line's text, the port, the URL, the command
+        period_ms: int  # between two probes (log: matched as the output goes by)
+        timeout_ms: int  # one probe's (http, port, exec)
+        limit_ms: int | None  # then `not-ready` (the job keeps running); None: never
+
+    class DeclaredFiles(TypedDict):
+        started: str  # paths in the registry directory (RegistryPaths.started/ready/end)
+        ready: str
+        end: NotRequired[str]  # a dependency's
+
+    class Dependency(TypedDict):
+        id: str  # the job id the session resolved the name to
+        name: str
+        until: Literal["started", "ready", "succeeded"]
+        files: DeclaredFiles  # added by `launch.start_spec`
+
+    class DeclaredSpec(TypedDict):
+        name: str
+        ready: ProbeSpec | None
+        restart: Literal["no", "on-failure", "always"]
+        max_restarts: int | None  # None: unlimited
+        backoff_ms: int  # from an exit to the next spawn
+        depends: list[Dependency]
+        stop_signal: str  # a stop (`kill` with `stop`) sends it, then KILL after the grace
+        kill_grace_ms: int  # becomes the spec's killGraceMs
+        files: DeclaredFiles  # its own, added by `launch.start_spec`
+
+    class PhaseFields(TypedDict):
+        name: str
+        phase: Literal["waiting", "starting", "ready", "not-ready", "restarting", "ended"]
+        waitingFor: list[str]  # the dependencies not reached yet (names)
+        restarts: int  # restarts so far
+        maxRestarts: int | None
+        lastExit: int | None  # the exit status the last restart followed
+        phaseDetail: str | None  # the probe that passed, the marker line, why it ended
 
     class Ready(TypedDict):
         pid: int  # the job's group leader (`sh -c COMMAND`)
@@ -158,6 +220,7 @@ if TYPE_CHECKING:
         signal: str  # one of KILL_SIGNALS
         graceMs: NotRequired[int | None]  # default: the spec's killGraceMs
         reason: NotRequired[str]  # kill (default), owner-gone
+        stop: NotRequired[bool]  # a declared job: its declared stop_signal instead
 
     class OwnerRequest(TypedDict):
         op: Literal["owner"]
@@ -221,5 +284,21 @@ if TYPE_CHECKING:
         ev: Literal["remaining"]
         remaining: int  # processes of the finished job's tree still running
 
+    class PhaseEvent(PhaseFields, total=False):
+        ev: Literal["phase"]
+        pid: int  # the command running now, when one runs
+        startToken: str | None
+        shimPid: int
+        shimToken: str | None
+        cgroup: str | None
+
     Request = WatchRequest | SendRequest | KillRequest | OwnerRequest | ResizeRequest
-    Event = StateEvent | OutputEvent | LogLostEvent | ExitEvent | GoneEvent | RemainingEvent
+    Event = (
+        StateEvent
+        | OutputEvent
+        | LogLostEvent
+        | ExitEvent
+        | GoneEvent
+        | RemainingEvent
+        | PhaseEvent
+    )

@@ -58,7 +58,7 @@ def test_every_request_and_event_is_typed_and_documented():
     ops = {v for k, v in vars(protocol).items() if k.startswith("OP_")}
     events = {v for k, v in vars(protocol).items() if k.startswith("EV_")}
     assert ops == {"watch", "state", "send", "kill", "owner", "resize"}
-    assert events == {"state", "output", "log-lost", "exit", "gone", "remaining"}
+    assert events == {"state", "output", "log-lost", "exit", "gone", "remaining", "phase"}
     doc = protocol.__doc__ or ""
     for op in ops:
         assert f'{{"op": "{op}"' in doc, op
@@ -66,7 +66,7 @@ def test_every_request_and_event_is_typed_and_documented():
         assert f'{{"ev": "{event}"' in doc, event
     requests = {name: names[name] for name in ("WatchRequest", "SendRequest", "KillRequest")}
     assert {"op", "data", "eof"} == keys(requests["SendRequest"])
-    assert {"op", "signal", "graceMs", "reason"} == keys(requests["KillRequest"])
+    assert {"op", "signal", "graceMs", "reason", "stop"} == keys(requests["KillRequest"])
     assert keys(names["LogLostEvent"]) == {"ev", "lostBytes", "logNote"}
     assert keys(names["GoneEvent"]) == {"ev", "escalated", "processes"}
     assert keys(names["RemainingEvent"]) == {"ev", "remaining"}
@@ -93,7 +93,8 @@ def test_the_start_spec_is_what_launch_builds(tmp_path: Path):
         session_id="s",
     )
     spec = start_spec(record, paths, Config(), None, "m", 80, 24)
-    assert set(spec) | {"readyFd", "holdFd"} == keys(typed()["StartSpec"])  # added by spawn
+    # readyFd, holdFd: added by spawn; declared: a declared job's only
+    assert set(spec) | {"readyFd", "holdFd", "declared"} == keys(typed()["StartSpec"])
     assert spec["previous"] == str(paths.previous_log("j7"))
     assert spec["end"] == str(paths.end("j7")) and spec["socket"] == str(paths.socket("j7"))
 

@@ -1,0 +1,42 @@
+"""A declared job's phase, as its shim reports it (`phase` events and `state` replies),
+into its record: the screen's `waiting for db`, `restarting 2/5`, and the pid of the
+command running now (a restart by the shim changes it; the id and log stay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobs_tui.engine.records.model import JobRecord
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def apply_phase(record: JobRecord, message: dict[str, Any]) -> bool:
+    """Take the phase fields of `message` (shim/protocol.py's PhaseFields); True if the
+    record changed. A message without them (not a declared job's) changes nothing."""
+    phase = message.get("phase")
+    if not isinstance(phase, str):
+        return False
+    waiting = message.get("waitingFor")
+    names = [n for n in waiting if isinstance(n, str)] if isinstance(waiting, list) else []
+    name = message.get("name")
+    values: dict[str, Any] = {
+        "phase": phase[:32],
+        "waiting_for": ", ".join(names)[:500] or None,
+        "restarts": _int(message.get("restarts")),
+        "last_exit": _int(message.get("lastExit")),
+        "declared_name": name[:120] if isinstance(name, str) and name else record.declared_name,
+    }
+    pid = _int(message.get("pid"))
+    if pid is not None and pid > 0 and pid != record.pid:
+        token = message.get("startToken")
+        values["pid"] = pid
+        values["start_token"] = token if isinstance(token, str) else None
+    changed = False
+    for attr, value in values.items():
+        if getattr(record, attr) != value:
+            setattr(record, attr, value)
+            changed = True
+    return changed
