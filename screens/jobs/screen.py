@@ -121,6 +121,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         self._latest_soon: Timer | None = None
         self._poll_soon: Timer | None = None  # a poll for the news of an event
         self._soon_asked = False  # `_poll_news_soon` is on its way
+        self._hidden = False  # under a pane: nothing may wake the list (`_hidden_checks`)
         self._problems_later: asyncio.TimerHandle | None = None  # while a pane hides the list
         self._fit = DetailFit()
         self._selected_at = 0.0  # time.monotonic() of the last selection change
@@ -183,6 +184,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
     def on_screen_resume(self) -> None:
         self._hidden_checks(False)
         self._second_timer.resume()
+        self._hidden = False
         self.refresh_jobs(force=True)
         self._keep_tail()
 
@@ -329,6 +331,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         self._keep_tail()
         if not self.shown:  # a pane over the list, not a dialog
             self._second_timer.pause()
+            self._hidden = True
             self._hidden_checks(True)
 
     def _fit_detail(self) -> None:

@@ -77,7 +77,7 @@ class Waking(_Base):
         """Called by the source, maybe from outside the app's context: the timer is set by
         a callback on this screen (a timer's task keeps the context it was made in)."""
         self._feed.on_event(event)
-        if not self._soon_asked:
+        if not self._soon_asked and not self._hidden:  # hidden: even a callback wakes it
             self._soon_asked = True
             self.call_later(self._poll_news_soon)
 
