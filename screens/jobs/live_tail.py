@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -175,8 +176,9 @@ class LiveTail(Widget):
         self.border_title = "live"
         self.refresh()
         if record is not None:
-            self.run_worker(
-                self._follow(record.id, term_size(record) if record.tty else None, running),
+            size = term_size(record) if record.tty else None
+            self.run_worker(  # a callable, not a coroutine: an exclusive worker may never start
+                partial(self._follow, record.id, size, running),
                 name="live tail",
                 group="live-tail",
                 exclusive=True,
