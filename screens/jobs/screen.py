@@ -121,7 +121,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         self._latest_soon: Timer | None = None
         self._poll_soon: Timer | None = None  # a poll for the news of an event
         self._soon_asked = False  # `_poll_news_soon` is on its way
-        self._hidden = False  # under a pane: nothing may wake the list (`_hidden_checks`)
+        self._hidden = False  # under a pane: nothing may wake the list (`_hide`)
         self._problems_later: asyncio.TimerHandle | None = None  # while a pane hides the list
         self._fit = DetailFit()
         self._selected_at = 0.0  # time.monotonic() of the last selection change
@@ -176,15 +176,13 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
 
     def on_unmount(self) -> None:
         self._reads.cancel()
-        self._hidden_checks(False)
+        self._problems_soon(False)
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
     def on_screen_resume(self) -> None:
-        self._hidden_checks(False)
-        self._second_timer.resume()
-        self._hidden = False
+        self._hide(False)
         self.refresh_jobs(force=True)
         self._keep_tail()
 
@@ -330,9 +328,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
     def on_screen_suspend(self) -> None:
         self._keep_tail()
         if not self.shown:  # a pane over the list, not a dialog
-            self._second_timer.pause()
-            self._hidden = True
-            self._hidden_checks(True)
+            self._hide(True)
 
     def _fit_detail(self) -> None:
         """The detail pane and its live tail fitted to the screen (`DetailFit`)."""

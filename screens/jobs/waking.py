@@ -42,11 +42,19 @@ USAGE_QUIET_S = 10.0
 class Waking(_Base):
     """The list's clock: one wake a second, a poll soon after an event, none while hidden."""
 
-    def _hidden_checks(self, on: bool) -> None:
+    def _hide(self, hidden: bool) -> None:
         """While a full screen (a pane) hides the list, nothing of it may wake: Textual
         draws the screen under the top one with it, and a message to the hidden list had
         the pane redrawn whole, once a second. Only the problems are still checked, by the
         event loop itself (not a timer of this screen's, which wakes it)."""
+        self._hidden = hidden
+        if hidden:
+            self._second_timer.pause()
+        else:
+            self._second_timer.resume()
+        self._problems_soon(hidden)
+
+    def _problems_soon(self, on: bool) -> None:
         if self._problems_later is not None:
             self._problems_later.cancel()
             self._problems_later = None
@@ -59,7 +67,7 @@ class Waking(_Base):
         self._problems_later = None
         if self.is_attached:
             self._show_problems()
-            self._hidden_checks(True)
+            self._problems_soon(True)
 
     def _second(self) -> None:
         """One wake-up for what is due about once a second (each timer of its own was a
