@@ -59,7 +59,9 @@ TEXT = rf"^[^{_BAD_SURROGATES}]*$"  # any text a job may be given
 ARG = rf"^[^\u0000{_BAD_SURROGATES}]*$"  # text that becomes argv, env or a path: no NUL
 NOT_BLANK = rf"[^{SPACES}]"  # something besides whitespace
 NEWLINE = r"\n"
-ID = r"^j[1-9][0-9]{0,8}$"
+# A job id, or a declared job's name (engine/declared/keys.py NAME: never one that reads
+# as an id), which names that name's current job.
+ID = r"^(?:j[1-9][0-9]{0,8}|[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$"
 ISO_TIME = (
     r"^(?:19[7-9][0-9]|2[0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt ]"
     r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?"
@@ -129,7 +131,7 @@ def _explain_env(name: str, value: str) -> str:
 
 @explain(ID)
 def _explain_id(name: str, value: str) -> str:
-    return f"{name} {quote(value)} is not a job id like 'j1'"
+    return f"{name} {quote(value)} is not a job id like 'j1' or a declared job's name"
 
 
 def command_spec(description: str) -> dict[str, Any]:
@@ -175,7 +177,12 @@ _JOB_PROPERTIES: dict[str, Any] = {
     },
     "stdin": {"type": "boolean", "description": "Give the job a stdin pipe (start)."},
     "env": ENV,
-    "id": {"type": "string", "pattern": ID, **SINGLE_LINE, "description": "Job id, like j1."},
+    "id": {
+        "type": "string",
+        "pattern": ID,
+        **SINGLE_LINE,
+        "description": "Job id, like j1, or a declared job's name (its current job).",
+    },
     "ids": {
         "type": "array",
         "minItems": 1,

@@ -6,8 +6,10 @@ written once, here (`DEFAULTS`), and match process-compose's where it has one: n
 restart, 1000 ms between restarts, a probe every 1000 ms that may take 1000 ms, 10000 ms
 between the stop signal and KILL, SIGTERM first, every job started by `up`.
 
-`DeclaredJob.to_spec()` is the plain-JSON form a job's supervisor (the shim, which
-imports nothing of ours) is handed. Its shape, camelCase as the shim's protocol is::
+`DeclaredJob.to_spec()` is the plain-JSON form of a job (`config check --json`, the
+plan); `DeclaredJob.shim_rules(ids)` the rules its supervisor (the shim, which imports
+nothing of ours) is handed, dependencies by job id (shim/protocol.py's DeclaredSpec).
+The plan's shape, camelCase as the JSON output is::
 
     {
       "name": "api",                      # the declared name
@@ -159,6 +161,32 @@ class DeclaredJob:
             "tty": self.tty,
             "autostart": self.autostart,
             "description": self.description,
+        }
+
+    def shim_rules(self, ids: dict[str, str]) -> dict[str, Any]:
+        """The shim's DeclaredSpec: `ids` maps each dependency's name to its job's id."""
+        ready = None
+        if self.ready is not None:
+            probe = self.ready
+            ready = {
+                "kind": probe.kind,
+                "target": probe.target,
+                "period_ms": probe.period_ms,
+                "timeout_ms": probe.timeout_ms,
+                "limit_ms": probe.limit_ms,
+            }
+        return {
+            "name": self.name,
+            "ready": ready,
+            "restart": self.restart,
+            "max_restarts": self.max_restarts,
+            "backoff_ms": self.backoff_ms,
+            "depends": [
+                {"id": ids[name], "name": name, "until": until}
+                for name, until in self.depends_on.items()
+            ],
+            "stop_signal": self.stop_signal,
+            "kill_grace_ms": self.kill_grace_ms,
         }
 
     def to_table(self) -> dict[str, Any]:

@@ -96,11 +96,13 @@ _EXTRA: tuple[tuple[str, str, type], ...] = (
     ("waiting_for", "waitingFor", str),
     ("restarts", "restarts", int),
     ("last_exit", "lastExit", int),
+    ("max_restarts", "maxRestarts", int),
+    ("phase_detail", "phaseDetail", str),
 )
 # Written only when set: a record that is not a restart, has no extra environment or no
 # terminal looks as it always did.
 _SPARSE = {"restartOf", "envNames", "cols", "rows", "cgroup"}
-_SPARSE |= {"name", "phase", "waitingFor", "restarts", "lastExit"}
+_SPARSE |= {"name", "phase", "waitingFor", "restarts", "lastExit", "maxRestarts", "phaseDetail"}
 MAX_ENV_NAMES = 100
 
 
@@ -151,6 +153,8 @@ class JobRecord:
     waiting_for: str | None = None  # the dependencies it waits for, by name, ", "-joined
     restarts: int | None = None  # restarts its shim made (the id and log stay the same)
     last_exit: int | None = None  # the exit status the last restart followed
+    max_restarts: int | None = None  # its declared limit (None: none, or not declared)
+    phase_detail: str | None = None  # the probe's last result, the restart marker, why it ended
     unknown: dict[str, Any] = field(default_factory=dict)
     # A reader's view only, never written: the command ended, its exit files are not
     # written yet (why: "disk full"); JSON exitNotWritten. See unwritten.py.

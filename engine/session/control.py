@@ -141,9 +141,12 @@ class Controller:
         return record
 
     # -- kill --------------------------------------------------------------------
-    async def kill(self, job_id: str, signal: str, supervise: bool = False) -> KillResult:
+    async def kill(
+        self, job_id: str, signal: str, supervise: bool = False, stop: bool = False
+    ) -> KillResult:
         """`supervise`: another session's job is killed where it is (its shim is asked, as
-        its owner would ask it), not taken over first; it stays that session's job."""
+        its owner would ask it), not taken over first; it stays that session's job.
+        `stop`: a declared job's shim sends its declared stop signal instead."""
         check("id", job_id)
         check("signal", signal)
         record = self.jm.get(job_id)
@@ -172,7 +175,9 @@ class Controller:
         if record.stopping_at is None:
             record.stopping_at = now_ms()
             self.jm.registry.save()  # our own file only: a peer's record is marked here alone
-        reply, report = await self.jm.supervisor.kill(record, signal)
+        reply, report = await self.jm.supervisor.kill(record, signal, stop=stop)
+        if stop and isinstance(reply.get("signal"), str):
+            signal = reply["signal"]  # the declared stop signal the shim sent
         processes = int(reply.get("processes") or reply.get("leftovers") or 0)
         record = self.jm.get(record.id)
         note = None

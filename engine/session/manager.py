@@ -37,7 +37,7 @@ from jobs_tui.engine.registry.reconcile import finish
 from jobs_tui.engine.registry.table import Registry
 from jobs_tui.engine.shim import procs
 
-from . import restarts, starting
+from . import declaring, restarts, starting
 from .control import Controller
 from .lifecycle import Lifecycle
 from .reading import LogReader
@@ -45,6 +45,8 @@ from .subscribers import Subscriber, Subscribers
 from .supervision import Supervisor
 
 if TYPE_CHECKING:
+    from jobs_tui.engine.declared.model import Stack
+
     from .waiting import ScreenScanner, WaitResult
 
 
@@ -139,14 +141,22 @@ class JobManager:
         return self.registry.get(job_id)
 
     def get(self, job_id: str) -> JobRecord:
-        """The record; a job started elsewhere since the last look is looked for first."""
-        record = self.registry.get(job_id)
+        """The record of an id or a declared name (its current job); a job started
+        elsewhere since the last look is looked for first."""
+        name = declaring.name_of(job_id)
+        record = self.declared_job(name) if name else self.registry.get(job_id)
         if record is None:  # started elsewhere since the last look: look now
             self.registry.refresh_peers(now_ms(), force=True)
-            record = self.registry.get(job_id)
+            record = self.declared_job(name) if name else self.registry.get(job_id)
         if record is None:
+            if name:
+                raise UnknownJob(f"no job is named {name!r}", "id")
             raise UnknownJob(f"id {job_id!r} is not a known job", "id")
         return record
+
+    def declared_job(self, name: str) -> JobRecord | None:
+        """The declared name's current job: running (the newest), else the newest."""
+        return declaring.current(self.registry.all(), name)
 
     @property
     def problems(self) -> list[str]:
@@ -288,6 +298,23 @@ class JobManager:
         """
         return await restarts.restart(self, job_id, supervise)
 
+    # -- declared jobs (declaring.py) ---------------------------------------------
+    async def up(
+        self, stack: Stack, names: list[str] | None = None, *, detached: bool | None = None
+    ) -> declaring.UpResult:
+        """Start the named declared jobs and what they depend on (None: those with
+        `autostart`), a level at a time; a name whose job runs is left as it is. Returns
+        once every shim runs: each waits for its dependencies, probes and restarts its job
+        itself, with or without this session. UnknownDeclared: nothing started."""
+        return await declaring.up(self, stack, names, detached)
+
+    async def down(
+        self, stack: Stack | None = None, names: list[str] | None = None
+    ) -> declaring.DownResult:
+        """Stop the named declared jobs and their dependents (None: all of them),
+        dependents first, each with its declared stop signal; never restarted."""
+        return await declaring.down(self, stack, names)
+
     # -- acting on jobs (control.py) ---------------------------------------------
     async def send(
         self,
@@ -342,10 +369,13 @@ class JobManager:
         timeout_ms: int = 30_000,
         screen_scanner: ScreenScanner | None = None,
         port: int | None = None,
+        ready: bool = False,
     ) -> WaitResult:
         """Wait for several jobs (`mode` any: the first to end; all: every one), or with
         `until` (a Python regex) for the first line of their output that matches, or with
-        `port` until one's process tree listens on that TCP port (reason "port").
+        `port` until one's process tree listens on that TCP port (reason "port"), or with
+        `ready` until declared jobs' probes pass (reason "ready"; "not-ready" when one's
+        probe gave up at its limit).
 
         Lines are searched from the call's start, or from each job's start with
         `from_start`; the match carries the line (sanitized) and its absolute offset, the
@@ -366,10 +396,11 @@ class JobManager:
             timeout_ms=timeout_ms,
             screen_scanner=screen_scanner,
             port=port,
+            ready=ready,
         )
 
     async def kill(
-        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False
+        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False, stop: bool = False
     ) -> KillResult:
         """Signal the job's tree; return once every process of it is gone.
 
@@ -378,9 +409,10 @@ class JobManager:
         While it runs the record carries `stopping_at`, so every session can show it,
         and a second kill (SIGKILL now) goes through at once. Another session's running
         job is taken over first (`adopted`), unless `supervise` (a person's screen): then
-        its shim is asked where it is, and the job stays that session's.
+        its shim is asked where it is, and the job stays that session's. `stop`: a declared
+        job is sent its declared `stop_signal` instead of `signal` (`down`).
         """
-        return await self._control.kill(job_id, signal, supervise)
+        return await self._control.kill(job_id, signal, supervise, stop)
 
     async def interrupt(self, job_id: str, *, supervise: bool = False) -> KillResult:
         """SIGINT to an own running job's process group (a terminal's Ctrl-C): not a kill,

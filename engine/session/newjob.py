@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.records.model import JobRecord, JobStatus, now_ms
 from jobs_tui.engine.records.results import JobError
@@ -72,14 +72,19 @@ def new_record(
 
 @contextmanager
 def kept_for_restart(
-    paths: RegistryPaths, record: JobRecord, env: dict[str, str] | None, cols: int, rows: int
+    paths: RegistryPaths,
+    record: JobRecord,
+    env: dict[str, str] | None,
+    cols: int,
+    rows: int,
+    declared: dict[str, Any] | None = None,
 ) -> Iterator[None]:
     """Keep what a restart needs (`restarts.keep`; JobError: nothing started) around the
     launch; a launch that fails (JobError) leaves nothing kept."""
-    if env or record.tty:
+    if env or record.tty or declared is not None:
         from . import restarts
 
-        restarts.keep(paths, record.id, env, cols, rows)
+        restarts.keep(paths, record.id, env, cols, rows, declared)
     try:
         yield
     except JobError:

@@ -8,7 +8,7 @@ one of them. A part that needs more of the session says so here first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,8 +56,10 @@ class RestartSession(Jobs, Protocol):
     cwd: str
 
     async def kill(
-        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False
+        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False, stop: bool = False
     ) -> KillResult: ...
+
+    def declared_job(self, name: str) -> JobRecord | None: ...
 
 
 class StartSession(Protocol):
@@ -87,3 +89,17 @@ class WaitSession(Jobs, Protocol):
     def mark_seen(self, job_id: str) -> None: ...
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]: ...
+
+
+class DeclaredSession(Protocol):
+    """What `declaring` uses: starts and kills, and a declared name's current job."""
+
+    def jobs(self, include_peers: bool = True) -> list[JobRecord]: ...
+
+    def declared_job(self, name: str) -> JobRecord | None: ...
+
+    async def start(self, command: str, label: str | None = None, **options: Any) -> JobRecord: ...
+
+    async def kill(
+        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False, stop: bool = False
+    ) -> KillResult: ...

@@ -13,6 +13,12 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _text(value: Any) -> str | None:
+    """A detail the shim wrote (a probe's result, a marker line): raw, bounded; every door
+    that shows it sanitizes it, as it does the job's output."""
+    return value[:500] if isinstance(value, str) and value else None
+
+
 def apply_phase(record: JobRecord, message: dict[str, Any]) -> bool:
     """Take the phase fields of `message` (shim/protocol.py's PhaseFields); True if the
     record changed. A message without them (not a declared job's) changes nothing."""
@@ -27,6 +33,8 @@ def apply_phase(record: JobRecord, message: dict[str, Any]) -> bool:
         "waiting_for": ", ".join(names)[:500] or None,
         "restarts": _int(message.get("restarts")),
         "last_exit": _int(message.get("lastExit")),
+        "max_restarts": _int(message.get("maxRestarts")),
+        "phase_detail": _text(message.get("phaseDetail")),
         "declared_name": name[:120] if isinstance(name, str) and name else record.declared_name,
     }
     pid = _int(message.get("pid"))

@@ -14,7 +14,7 @@ import contextlib
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jobs_tui.engine.calls.arguments import check, resolve_cwd
 from jobs_tui.engine.records.model import now_ms
@@ -23,6 +23,7 @@ from jobs_tui.engine.registry import regfiles, reservations
 from jobs_tui.engine.registry.safefiles import check_stat, read_regular
 
 from . import launch, starting
+from .declaring import restart_rules
 from .launch import LaunchError
 
 if TYPE_CHECKING:
@@ -43,13 +44,22 @@ class Saved:
     env: dict[str, str]
     cols: int = 80
     rows: int = 24
+    declared: dict[str, Any] | None = None  # a declared job's rules (shim's DeclaredSpec)
 
 
 def save(
-    paths: RegistryPaths, job_id: str, env: dict[str, str] | None, cols: int, rows: int
+    paths: RegistryPaths,
+    job_id: str,
+    env: dict[str, str] | None,
+    cols: int,
+    rows: int,
+    declared: dict[str, Any] | None = None,
 ) -> None:
     """Write the job's env file (0600, never following a planted link); raises OSError."""
-    data = json.dumps({"env": env or {}, "cols": cols, "rows": rows}).encode()  # \\udcXX kept
+    kept: dict[str, Any] = {"env": env or {}, "cols": cols, "rows": rows}
+    if declared is not None:
+        kept["declared"] = declared
+    data = json.dumps(kept).encode()  # \\udcXX kept
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
     fd = regfiles.open_file(paths.env(job_id), flags)  # by name in the held directory
     try:
@@ -60,10 +70,17 @@ def save(
         os.close(fd)
 
 
-def keep(paths: RegistryPaths, job_id: str, env: dict[str, str] | None, cols: int, rows: int):
+def keep(
+    paths: RegistryPaths,
+    job_id: str,
+    env: dict[str, str] | None,
+    cols: int,
+    rows: int,
+    declared: dict[str, Any] | None = None,
+) -> None:
     """`save` for a start: on failure its id is released and JobError names `env`."""
     try:
-        save(paths, job_id, env, cols, rows)
+        save(paths, job_id, env, cols, rows, declared)
     except OSError as exc:
         reservations.release(paths, job_id)
         message = f"could not keep its environment: {exc.strerror or exc}"
@@ -94,7 +111,10 @@ def load(paths: RegistryPaths, record: JobRecord) -> Saved:
     cols, rows = data.get("cols"), data.get("rows")
     if not (isinstance(cols, int) and isinstance(rows, int)):
         cols, rows = 80, 24
-    return Saved(env, cols, rows)
+    declared = data.get("declared")
+    if record.declared_name is not None and not isinstance(declared, dict):
+        raise JobError(f"{record.id}: its declaration is not kept; not restarted", "id")
+    return Saved(env, cols, rows, declared if isinstance(declared, dict) else None)
 
 
 async def restart(jm: RestartSession, job_id: str, supervise: bool = False) -> JobRecord:
@@ -130,6 +150,7 @@ async def restart(jm: RestartSession, job_id: str, supervise: bool = False) -> J
             env=saved.env or None,
             restart_of=record.id,
             starter=stopper.start if stopper is not None else None,
+            declared=restart_rules(jm, saved.declared) if saved.declared else None,
         )
     except JobError as exc:
         if stopper is None or stopper.stopped or isinstance(exc, Refused | InvalidArgument):
@@ -180,7 +201,7 @@ class _Stopper:
 
     async def _stop_old(self) -> None:
         self.stopped = True
-        await self.jm.kill(self.old_id, supervise=self.supervise)
+        await self.jm.kill(self.old_id, supervise=self.supervise, stop=True)
         if self.jm.get(self.old_id).running:
             self.stopped = False  # it still runs: it was not stopped, and says so below
             raise JobError(f"{self.old_id} did not stop within the grace period", "id")

@@ -78,7 +78,9 @@ async def start(
         record.declared_name = str(declared.get("name") or "") or None
         record.phase = "waiting" if declared.get("depends") else "starting"
         record.restarts = 0
-    with kept_for_restart(jm.paths, record, env, cols, rows):
+        limit = declared.get("max_restarts")
+        record.max_restarts = limit if isinstance(limit, int) else None
+    with kept_for_restart(jm.paths, record, env, cols, rows, declared):
         return await jm.supervisor.launch(
             record, cols=cols, rows=rows, env=env, starter=starter, declared=declared
         )

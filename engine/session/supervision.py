@@ -132,12 +132,13 @@ class Supervisor:
 
     # -- kills -------------------------------------------------------------------
     async def kill(
-        self, record: JobRecord, signal: str, *, leftovers: bool = False
+        self, record: JobRecord, signal: str, *, leftovers: bool = False, stop: bool = False
     ) -> tuple[dict[str, Any], GoneEvent | None]:
         """Ask the shim to kill the job's tree; (its reply, its `gone` report or None).
 
         `leftovers`: the job finished; its shim kills what the job left behind, and the
-        report is awaited only when there was something to kill.
+        report is awaited only when there was something to kill. `stop`: a declared job's
+        shim sends its declared stop signal instead of `signal`.
         """
         link = self._links.get(record.id)
         if link is None:
@@ -145,10 +146,14 @@ class Supervisor:
         gone = self._gone_waiter(record.id)
         reply: dict[str, Any] = {}
         with contextlib.suppress(LinkClosed, TimeoutError):  # it may be exiting right now
-            reply = await link.request({"op": OP_KILL, "signal": signal})
+            request = {"op": OP_KILL, "signal": signal}
+            if stop and record.declared_name is not None:
+                request["stop"] = True  # its declared stop_signal (protocol)
+            reply = await link.request(request)
         if leftovers and not int(reply.get("leftovers") or 0):
             return reply, None
-        return reply, await self._until_gone(gone)
+        grace = reply.get("graceMs")  # a declared job's own grace (and TERM step) may differ
+        return reply, await self._until_gone(gone, grace if isinstance(grace, int) else None)
 
     def _gone_waiter(self, job_id: str) -> asyncio.Future[GoneEvent]:
         """Resolved by the shim's `gone` event (or its exit): shared by concurrent kills."""
@@ -158,8 +163,11 @@ class Supervisor:
             self._gone[job_id] = waiter
         return waiter
 
-    async def _until_gone(self, waiter: asyncio.Future[GoneEvent]) -> GoneEvent | None:
-        limit = self.config.kill_grace_ms / 1000 + KILL_MARGIN_S
+    async def _until_gone(
+        self, waiter: asyncio.Future[GoneEvent], grace_ms: int | None = None
+    ) -> GoneEvent | None:
+        grace_ms = self.config.kill_grace_ms if grace_ms is None else grace_ms
+        limit = grace_ms / 1000 + KILL_MARGIN_S
         done, _ = await asyncio.wait({waiter}, timeout=limit)  # never cancels the waiter
         return waiter.result() if done else None
 

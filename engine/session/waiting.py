@@ -39,7 +39,7 @@ SETTLE_S = 0.002  # after a wake, let a burst of writes land before reading (one
 LINE_WINDOW = 64 * 1024  # how far back the start of the line in progress is looked for
 READ_STEP = 1 << 20  # bytes read per step; a waiter that fell far behind reads in steps
 
-Reason = Literal["match", "port", "finished", "timeout"]
+Reason = Literal["match", "port", "ready", "not-ready", "finished", "timeout"]
 
 
 @dataclass(frozen=True)
@@ -205,6 +205,7 @@ async def wait_many(
     timeout_ms: int = 30_000,
     screen_scanner: ScreenScanner | None = None,
     port: int | None = None,
+    ready: bool = False,
 ) -> WaitResult:
     """See `JobManager.wait_many`."""
     wanted = check_ids(ids)
@@ -219,7 +220,12 @@ async def wait_many(
 
         ports = PortWatch(port)
     timeout_ms = check("timeoutMs", timeout_ms, **WAIT_TIMEOUT)
-    watches = [_Watch(jm.get(job_id), None, None) for job_id in wanted]
+    # A declared name becomes its job's id, as events say it (and a job named twice, once).
+    records = {r.id: r for r in (jm.get(job_id) for job_id in wanted)}
+    wanted = list(records)
+    watches = [_Watch(record, None, None) for record in records.values()]
+    if ready:
+        _check_declared([w.record for w in watches])
     if pattern is not None:
         for watch in watches:
             follower = _follower(jm, watch.record, from_start)
@@ -260,6 +266,10 @@ async def wait_many(
                 listening = await ports.listener([w.record for w in watches])
                 if listening is not None:
                     return _result(jm, watches, "port", None, listening)
+            if ready:
+                reached = _readiness([w.record for w in watches], mode)
+                if reached is not None:
+                    return _result(jm, watches, reached, None)
             # With `until`, a job counts as ended once its output was read to the end
             # after its end was seen (`done`): an end that arrives during a read waits
             # for the next pass, which tests the job's last unterminated line.
@@ -288,6 +298,29 @@ async def wait_many(
         unsubscribe()
         if logwatch is not None:
             logwatch.close()
+
+
+def _check_declared(records: list[JobRecord]) -> None:
+    """`ready` waits only for declared jobs: any other has no probe to pass."""
+    for record in records:
+        if record.declared_name is None:
+            raise InvalidArgument(
+                f"{record.id} is not a declared job: it has no readiness to wait for", "ready"
+            )
+
+
+def _readiness(records: list[JobRecord], mode: str) -> Reason | None:
+    """ "ready" once every job (mode any: one) is ready, "not-ready" once one gave up,
+    "finished" once one ended unready (mode any: all of them), else None: wait on."""
+    ready = [r for r in records if r.running and r.phase == "ready"]
+    if ready and (mode == "any" or len(ready) == len(records)):
+        return "ready"
+    if any(r.running and r.phase == "not-ready" for r in records):
+        return "not-ready"
+    ended = [r for r in records if not r.running]
+    if (mode == "all" and ended) or len(ended) == len(records):
+        return "finished"
+    return None
 
 
 def _follower(jm: WaitSession, record: JobRecord, from_start: bool) -> LogFollower:

@@ -7,7 +7,7 @@ log, sel, out_fd, dir, exit_names, ...).
 
 import os
 import time
-from _signal import SIGKILL
+from _signal import SIGKILL, SIGTERM
 
 from . import cgroup, procs, sweep
 from .protocol import EV_EXIT, EV_GONE, EV_REMAINING
@@ -15,6 +15,7 @@ from .server import EVENT_READ
 from .shimjson import dumps
 
 OWNER_GONE_GRACE_MS = 1000
+TERM_STEP_MS = 1000  # a stop's TERM (after its own stop signal's grace), before KILL
 SWEEP_AGAIN_S = 0.01  # a SIGKILL sweep that found the tree not yet empty goes on this soon
 SWEEP_BUSY_S = 2.0  # for this long; then (processes stuck in D state) every SWEEP_SLOW_S
 SWEEP_SLOW_S = 0.2
@@ -69,7 +70,11 @@ class EndingMixin:
             self.owner_poll = None
             self.owner_gone()
 
-    def kill(self, name: str, grace_ms: int | None, reason: str) -> dict:
+    def kill(self, name: str, grace_ms: int | None, reason: str, stop: bool = False) -> dict:
+        """Signal the tree, SIGKILL after the grace. `stop` (a declared job's, with its
+        stop_signal): a signal other than TERM is followed by TERM after the grace, then
+        KILL after TERM_STEP_MS more, as process-compose stops a job. The reply's `graceMs`
+        says how long the whole kill may take, for a caller waiting for its `gone`."""
         signum = procs.signal_number(name)
         if self.decl is not None and self.decl.idle():  # waiting, or between two runs
             return self.decl.end_idle(name, reason)
@@ -81,7 +86,13 @@ class EndingMixin:
                 self.escalate_at = time.monotonic() + grace / 1000
             elif hit:
                 self.sweeping = True
-            return {"ok": True, "signalled": False, "leftovers": len(hit), "finished": True}
+            return {
+                "ok": True,
+                "signalled": False,
+                "leftovers": len(hit),
+                "finished": True,
+                "graceMs": grace,
+            }
         if self.reason is None:
             self.reason = reason
             self.kill_signal = name
@@ -89,9 +100,17 @@ class EndingMixin:
         if signum == SIGKILL:
             self.sweeping = True
         else:
+            self.term_step = stop and name != "SIGTERM"
             when = time.monotonic() + grace / 1000
             self.escalate_at = min(self.escalate_at or when, when)
-        return {"ok": True, "signalled": True, "signal": name, "processes": len(self.signalled)}
+        total = grace + (TERM_STEP_MS if self.term_step else 0)
+        return {
+            "ok": True,
+            "signalled": True,
+            "signal": name,
+            "processes": len(self.signalled),
+            "graceMs": total,
+        }
 
     def signal_tree(self, signum: int) -> set[int]:
         """Every process group the tree holds, then each of its other processes, once;
@@ -125,8 +144,14 @@ class EndingMixin:
             self.cgroup = None
 
     def escalate(self) -> None:
-        """The grace is over: SIGKILL the tree, and go on sweeping until none of it is left."""
+        """The grace is over: SIGKILL the tree, and go on sweeping until none of it is left
+        (a stop's TERM step first, if its stop signal was another)."""
         self.escalate_at = None
+        if self.term_step:
+            self.term_step = False
+            if self.signal_tree(SIGTERM):
+                self.escalate_at = time.monotonic() + TERM_STEP_MS / 1000
+                return
         if self.signal_tree(SIGKILL):
             self.escalated = True
         self.sweeping = True

@@ -64,6 +64,7 @@ class Shim(EndingMixin):
         self.escalate_at: float | None = None
         self.signalled: set[int] = set()  # every process a kill reached
         self.escalated = False  # SIGKILL followed because the tree outlived the grace
+        self.term_step = False  # a stop's TERM is still to come before KILL (ending.kill)
         self.init_tree_state()
         self.gone_due = False  # a kill was asked for: say when the tree is gone
         self.deadline: float | None = None
@@ -290,6 +291,7 @@ class Shim(EndingMixin):
                 self.decl.stop_signal if stop else message.get("signal", "SIGTERM"),
                 message.get("graceMs"),
                 message.get("reason", "kill"),
+                bool(stop),
             )
         if op == OP_OWNER:
             owner = message.get("pid"), message.get("token"), self.spec.get("ownerPoll")

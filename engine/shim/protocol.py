@@ -20,11 +20,14 @@ and the shim keeps serving.
   -> {"op": "state"}                  <- StateEvent (no events follow)
   -> {"op": "send", "data": B64, "eof": b}          <- {"ok": true, "sent": n, "stdinClosed": b}
   -> {"op": "kill", "signal": S, "graceMs": n, "reason": r, "stop": b}
-        (`stop`, a declared job: its declared `stop_signal` instead of S; TERM/KILL after
-        the grace. A declared job killed while it waits or between two runs ends at once:
-        nothing is spawned, and no kill through the socket is ever followed by a restart)
-        <- running: {"ok": true, "signalled": true, "signal": S, "processes": n}
-        <- finished: {"ok": true, "signalled": false, "leftovers": n, "finished": true}
+        (`stop`, a declared job: its declared `stop_signal` instead of S; after the grace
+        TERM (if S was not TERM), KILL 1 s later. A declared job killed while it waits or
+        between two runs ends at once: nothing is spawned, and no kill through the socket
+        is ever followed by a restart)
+        <- running: {"ok": true, "signalled": true, "signal": S, "processes": n,
+                     "graceMs": g}   (g: how long until KILL, a TERM step included)
+        <- finished: {"ok": true, "signalled": false, "leftovers": n, "finished": true,
+                      "graceMs": g}
   -> {"op": "owner", "pid": p|null, "token": t|null}  <- {"ok": true}
   -> {"op": "resize", "cols": c, "rows": r}           <- {"ok": true}
 

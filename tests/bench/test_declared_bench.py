@@ -116,3 +116,68 @@ async def test_twenty_declared_jobs_idle(bench_root: Path) -> None:
         for job in [*jobs, db]:
             await jm.kill(job.id)
     assert share <= 0.5
+
+
+LEVELS, PER_LEVEL, READY_AFTER_S = 5, 4, 0.2
+LEVEL_SLACK_MS = 100
+
+
+def _stack_text(levels: int) -> str:
+    """`levels` levels of PER_LEVEL jobs, each ready on a log line READY_AFTER_S after it
+    starts; every job of a level depends on every job of the level before (ready)."""
+    lines = []
+    for level in range(levels):
+        for n in range(PER_LEVEL):
+            lines += [
+                f"[jobs.l{level}n{n}]",
+                f'command = "sleep {READY_AFTER_S}; echo listening; sleep 600"',
+                'ready = { log = "listening" }',
+                "kill_grace_ms = 1000",
+            ]
+            if level:
+                deps = ", ".join(f'l{level - 1}n{m} = "ready"' for m in range(PER_LEVEL))
+                lines.append(f"depends_on = {{ {deps} }}")
+    return "\n".join(lines) + "\n"
+
+
+async def _up_to_all_ready(root: Path, levels: int) -> float:
+    """Seconds from `up` to the last job's `<id>.ready` (its shim's own clock)."""
+    from jobs_tui.engine.declared import load_stack
+
+    root.mkdir(parents=True)
+    (root / "jobs-tui.toml").write_text(_stack_text(levels))
+    stack = load_stack(root / "jobs-tui.toml")
+    async with JobManager(registry_dir=str(root / "registry")) as jm:
+        began = time.time()
+        result = await jm.up(stack, detached=True)
+        assert not result.failed, result.failed
+        ids = [r.id for r in result.started]
+        done = await jm.wait_many(ids, ready=True, timeout_ms=60_000)
+        assert done.reason == "ready"
+        last = max(_ready_at(jm.paths.ready(i)) for i in ids)
+        await jm.down(stack)
+    return last / 1000 - began
+
+
+def _ready_at(path: Path) -> int:
+    import json
+
+    return int(json.loads(path.read_text())["at"])
+
+
+async def test_up_of_twenty_jobs_in_five_levels(bench_root: Path) -> None:
+    # The baseline, in the same run: one level alone (its own ready time and the cost of
+    # one level's start); the target: the levels' own ready times plus 100 ms a level.
+    one = statistics.median([await _up_to_all_ready(bench_root / f"up1-{n}", 1) for n in range(3)])
+    runs = [await _up_to_all_ready(bench_root / f"up5-{n}", LEVELS) for n in range(3)]
+    whole = statistics.median(runs)
+    target = LEVELS * (READY_AFTER_S + LEVEL_SLACK_MS / 1000)
+    per_level_ms = (whole / LEVELS - READY_AFTER_S) * 1000
+    print(
+        f"\nup of {LEVELS * PER_LEVEL} declared jobs in {LEVELS} levels, each ready "
+        f"{READY_AFTER_S:.1f} s after it starts: all ready {whole * 1000:.0f} ms after up "
+        f"(median of {len(runs)}; {per_level_ms:.0f} ms a level over its own ready time, "
+        f"limit {LEVEL_SLACK_MS}); one level alone {one * 1000:.0f} ms; "
+        f"ratio to the target {whole / target:.2f}x (<= 1.00)"
+    )
+    assert whole <= target
