@@ -61,7 +61,7 @@ NOT_BLANK = rf"[^{SPACES}]"  # something besides whitespace
 NEWLINE = r"\n"
 # A job id, or a declared job's name (engine/declared/keys.py NAME: never one that reads
 # as an id), which names that name's current job.
-ID = r"^(?:j[1-9][0-9]{0,8}|[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$"
+ID = r"^(?:j[1-9][0-9]{0,8}|(?!j?[0-9]+$)[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$"
 ISO_TIME = (
     r"^(?:19[7-9][0-9]|2[0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt ]"
     r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?"

@@ -150,7 +150,7 @@ class JobManager:
             record = self.declared_job(name) if name else self.registry.get(job_id)
         if record is None:
             if name:
-                raise UnknownJob(f"no job is named {name!r}", "id")
+                raise UnknownJob(f"id {name!r} is not a known job or a declared job's name", "id")
             raise UnknownJob(f"id {job_id!r} is not a known job", "id")
         return record
 

@@ -67,7 +67,7 @@ async def test_an_unknown_name_starts_nothing(registry_dir: str, tmp_path):
         with pytest.raises(UnknownDeclared, match="no declared job named 'nope'"):
             await jm.up(stack, ["api", "nope"], detached=True)
         assert jm.jobs() == []
-        with pytest.raises(UnknownJob, match="no job is named 'api'"):
+        with pytest.raises(UnknownJob, match="id 'api' is not a known job or a declared"):
             jm.get("api")
         with pytest.raises(UnknownDeclared):
             await jm.down(stack, ["nope"])

@@ -340,29 +340,30 @@ def test_applies_table_matches_the_reference():
 @pytest.mark.parametrize(
     "job_id",
     [
-        "1",
-        "j",
+        "1",  # reads as an id, so never a declared name either
         "j0",
         "j01",
-        "J1",
         "j1 ",
         " j1",
         "j1\n",
-        "j-1",
-        "jj1",
         "",
-        "j1.5",
-        "j1a",
         "j\u0661",
         "j\u00b2",
         "j1234567890",
         "../j1",
         "j1/x",
+        "-api",
+        "a" * 65,
     ],
 )
 @pytest.mark.parametrize("action", ["status", "logs", "kill", "wait", "clear"])
 def test_malformed_id(action, job_id):
     assert_names_field({"action": action, "id": job_id}, "id")
+
+
+@pytest.mark.parametrize("name", ["j", "J1", "j-1", "jj1", "j1.5", "j1a", "api", "db_2"])
+def test_a_declared_name_is_taken_where_an_id_is(name):
+    assert validate({"action": "status", "id": name}).id == name
 
 
 @pytest.mark.parametrize("job_id", ["j1", "j9", "j10", "j123456789"])
