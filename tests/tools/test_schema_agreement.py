@@ -110,7 +110,7 @@ REFUSED = [
     ("job", "job", {"action": "wait", "id": "j1", "port": "80"}),
     ("job", "job", {"action": "status", "id": "j1", "port": 80}),
     ("job", "job", {"action": "wait", "ids": []}),
-    ("job", "job", {"action": "wait", "ids": ["j1", "x"]}),
+    ("job", "job", {"action": "wait", "ids": ["j1", "x y"]}),
     ("job", "job", {"action": "wait", "id": "j1", "mode": "some"}),
     ("job", "job", {"action": "wait", "id": "j1", "fromStart": True}),
     ("job", "job", {"action": "logs", "id": "j1", "context": 2}),
@@ -328,7 +328,7 @@ PATTERN_SAMPLES = {
         ["\ud800"],
         [],
     ],
-    "ids": [["j1"], ["j1", "j2"], ["j0"], ["x"], ["j1\n"], [], [1], "j1"],
+    "ids": [["j1"], ["j1", "j2"], ["j0"], ["x y"], ["j1\n"], [], [1], "j1"],
     "since": [
         "5m",
         "90s",

@@ -67,7 +67,7 @@ def test_bad_until_and_ids_are_invalid_arguments_naming_the_field():
     with pytest.raises(InvalidArgument) as bad:
         compile_until("ready (on")
     assert bad.value.field == "until" and "until" in str(bad.value)
-    for ids in ([], "j1", ["j1", "x"], ["j1"] * 101):
+    for ids in ([], "j1", ["j1", "x y"], ["j1"] * 101):
         with pytest.raises(InvalidArgument) as bad:
             check_ids(ids)
         assert bad.value.field == "ids"
