@@ -523,7 +523,10 @@ def test_fuzz_validate_returns_a_call_or_names_a_field(action, call):
         if value is not None:
             assert name in applies(action) or name == "action"
     if result.id is not None:
-        assert re.fullmatch(r"j[1-9][0-9]*", result.id)
+        # a job id, or a declared name (one that never reads as an id)
+        is_id = re.fullmatch(r"j[1-9][0-9]*", result.id)
+        is_name = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", result.id)
+        assert is_id or (is_name and not re.fullmatch(r"j?[0-9]+", result.id))
     if action == "wait":
         assert 0 <= result.timeout_ms <= 600_000
     if action == "start":
