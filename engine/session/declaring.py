@@ -14,6 +14,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from jobs_tui.engine.declared.keys import ENV_NAME_RE, JOB_ID_RE, NAME_RE
 from jobs_tui.engine.declared.model import DeclaredJob, Stack
 from jobs_tui.engine.records.results import JobError, KillResult
 
@@ -125,7 +126,7 @@ def read_env_file(path: str) -> list[tuple[str, str]]:
         line = line.removeprefix("export ").lstrip()
         key, equals, value = line.partition("=")
         key, value = key.strip(), value.strip()
-        if not equals or not key.replace("_", "a").isalnum() or key[0].isdigit():
+        if not equals or not ENV_NAME_RE.match(key):
             raise JobError(f"env_file {path}:{number}: not a KEY=VALUE line", "env_file")
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
@@ -190,8 +191,6 @@ def restart_rules(jm: DeclaredSession, rules: dict[str, Any]) -> dict[str, Any]:
 
 def name_of(value: str) -> str | None:
     """`value` if it is a declared name rather than a job id."""
-    from jobs_tui.engine.declared.keys import JOB_ID_RE, NAME_RE
-
     if JOB_ID_RE.match(value) or not NAME_RE.match(value):
         return None
     return value
