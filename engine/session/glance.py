@@ -91,9 +91,9 @@ class Glance:
 
     def _due(self, record: JobRecord, now: int) -> bool:
         """Whether an own running record needs the session (the rules of `_reconcile_own`)."""
-        if record.pid is None and record.shim_pid is None:
-            return not launching(record, now)  # its starter fills its pids in meanwhile
         info = read_exit(self.paths, record.id, record.status_path)
+        if record.pid is None and record.shim_pid is None and info is None:
+            return not launching(record, now)  # its starter fills its pids in meanwhile
         alive = procs.same_process(record.pid, record.start_token) or procs.same_process(
             record.shim_pid, record.shim_token
         )

@@ -252,13 +252,16 @@ class Supervisor:
         for record in self.registry.own_running():
             if record.id in self._links or record.id in self._launching:
                 continue
-            if record.pid is None and record.shim_pid is None:
+            info = read_exit(self.paths, record.id, record.status_path)
+            if record.pid is None and record.shim_pid is None and info is None:
+                # A record written before its shim reported ready. One whose exit is on
+                # disk already (its starter could not write the pids: a full disk) is
+                # settled below, launch window or not.
                 lazy = not self.attach_all and record.id not in adopted
                 if lazy and launching(record, now_ms()):
                     continue  # the call starting it fills its pids in
                 await self._reconcile_launching(record, record.id in adopted)
                 continue
-            info = read_exit(self.paths, record.id, record.status_path)
             alive = procs.same_process(record.pid, record.start_token) or procs.same_process(
                 record.shim_pid, record.shim_token
             )

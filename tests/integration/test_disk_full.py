@@ -222,7 +222,8 @@ async def test_a_command_line_job_on_a_full_disk_has_its_lost_bytes_everywhere(s
     want = (3, end["lostBytes"], "disk full")
     for verb in ("status", "list", "status"):  # the first settles it, the others read it
         rec = _record(registry, job["id"], verb)
-        assert (rec["exitCode"], rec["logLostBytes"], rec["logNote"]) == want, (verb, rec)
+        got = (rec["exitCode"], rec["logLostBytes"], rec["logNote"])
+        assert got == want, f"{verb}: {json.dumps(rec)}"
     human = cli(registry, "status", job["id"]).stdout
     assert f"{end['lostBytes']} bytes lost: disk full" in human, human
     async with JobManager(registry_dir=registry, session_id="cli") as jm:

@@ -188,3 +188,38 @@ async def test_caller_killed_mid_start_kept_job_is_recorded_and_reattached(
         result = await jm.kill("j1", "SIGKILL")
         assert result.job.status is JobStatus.KILLED
         assert all(gone(p) for p in pids)
+
+
+def test_a_record_its_starter_never_completed_is_settled_from_its_shims_exit_at_once(tmp_path):
+    """The starter's write of the pids was lost (a full disk) but the shim wrote the exit:
+    the next reader settles the job from its files, without waiting out the launch window."""
+    registry = tmp_path / "reg"
+    registry.mkdir(mode=0o700)
+
+    def cli(*args: str) -> dict:
+        argv = [sys.executable, "-m", "jobs_tui.app.cli", "--registry-dir", str(registry), *args]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        return json.loads(done.stdout)
+
+    job = cli("start", "--json", "--", "sleep 2; echo bye; exit 3")["job"]
+    assert _poll(lambda: (registry / f"{job['id']}.status").exists(), 20)
+    (path,) = registry.glob("registry-*.json")
+    data = json.loads(path.read_text())
+    (rec,) = data["jobs"]
+    assert rec["status"] == "running", rec  # nobody watched it end
+    for key in ("pid", "startToken", "shimPid", "shimToken"):
+        rec[key] = None  # as the starter first wrote it, before its shim reported ready
+    path.write_text(json.dumps(data))
+    got = cli("status", "--json", job["id"])["job"]
+    assert (got["status"], got["exitCode"], got["lastLine"]) == ("failed", 3, "bye"), got
+
+
+def _poll(check, timeout: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
