@@ -110,10 +110,15 @@ def poll(check, timeout: float = 10.0) -> bool:
 
 @contextmanager
 def app_in_tmux(
-    registry_dir: str, tmp_path: Path, cols: int = 110, rows: int = 32
+    registry_dir: str,
+    tmp_path: Path,
+    cols: int = 110,
+    rows: int = 32,
+    args: tuple[str, ...] = (),
+    cwd: Path | None = None,
 ) -> Iterator[Tmux]:
-    """`jobs-tui` running in pane `ui`; after the block, the server and any job the
-    command line's session left running are gone."""
+    """`jobs-tui ARGS` running in pane `ui` (in `cwd`, else `tmp_path`); after the block,
+    the server and any job the command line's session left running are gone."""
     home = tmp_path / "home"
     home.mkdir()
     env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
@@ -125,11 +130,13 @@ def app_in_tmux(
         XDG_CONFIG_HOME=str(home / "config"),
         TERM="xterm-256color",
     )
-    session = Tmux(f"jobs-tui-test-{os.getpid()}-{time.monotonic_ns()}", env, str(tmp_path))
+    where = str(cwd or tmp_path)
+    session = Tmux(f"jobs-tui-test-{os.getpid()}-{time.monotonic_ns()}", env, where)
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    argv = " ".join(shlex.quote(a) for a in args)
     command = (
-        f"cd {shlex.quote(str(tmp_path))} && env -i {exports} "
-        f"{shlex.quote(sys.executable)} -m jobs_tui.app.cli; echo EXITED $?; sleep 60"
+        f"cd {shlex.quote(where)} && env -i {exports} "
+        f"{shlex.quote(sys.executable)} -m jobs_tui.app.cli {argv}; echo EXITED $?; sleep 60"
     )
     size = ("-x", str(cols), "-y", str(rows))
     session.run("new-session", "-d", "-s", "ui", *size, command)
