@@ -14,21 +14,13 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from jobs_tui.engine.calls.arguments import check, check_time, compile_regex
-from jobs_tui.engine.calls.callschema import MAX_SEARCH
+from jobs_tui.engine.calls.arguments import check
 from jobs_tui.engine.config import Config, resolve_registry_dir
-from jobs_tui.engine.logs.follower import LOG_END, LogFollower
-from jobs_tui.engine.logs.search import SearchResult
-from jobs_tui.engine.logs.window import LinePage
 from jobs_tui.engine.procs import remaining
 from jobs_tui.engine.procs.resources import JobUsage, UsageSampler
 from jobs_tui.engine.records.model import JobEvent, JobRecord, now_ms
 from jobs_tui.engine.records.results import (
-    InvalidArgument,
     KillResult,
-    LogPage,
-    LogsResult,
-    ReadSince,
     UnknownJob,
 )
 from jobs_tui.engine.registry.exitfiles import ExitInfo
@@ -40,6 +32,7 @@ from jobs_tui.engine.shim import procs
 from . import declaring, restarts, starting
 from .control import Controller
 from .lifecycle import Lifecycle
+from .logreads import LogReads
 from .reading import LogReader
 from .subscribers import Subscriber, Subscribers
 from .supervision import Supervisor
@@ -50,7 +43,7 @@ if TYPE_CHECKING:
     from .waiting import ScreenScanner, WaitResult
 
 
-class JobManager:
+class JobManager(LogReads):
     """Start, follow, feed, wait for, kill and clear jobs; see the README for the API."""
 
     def __init__(
@@ -435,95 +428,3 @@ class JobManager:
 
         `supervise` (a person's screen): other sessions' finished records too."""
         return await self._control.clear(job_id, all, supervise)
-
-    # -- reading logs (reading.py) -----------------------------------------------
-    def log_files(self, record: JobRecord) -> tuple[str, str]:
-        """The job's live log segment and its rotated one (inside the registry directory)."""
-        return self._reader.files(record)
-
-    async def logs(
-        self,
-        job_id: str,
-        lines: int | None = None,
-        *,
-        keep_sgr: bool = False,
-        since_ms: int | None = None,
-        timestamps: bool = False,
-    ) -> LogsResult:
-        """A bounded tail: the last `lines` lines (1-2000; default `max_log_lines`).
-
-        `since_ms`: only lines written at or after that wall-clock time (from the line
-        holding the first byte written since; the time index dates them). `timestamps`:
-        `times` holds each line's wall-clock ms (None where the index does not know).
-        """
-        check("id", job_id)
-        lines = check("lines", lines)
-        check_time("since_ms", since_ms)
-        check("timestamps", timestamps)
-        record = self.get(job_id)
-        result = await self._reader.tail(record, lines, keep_sgr, since_ms, timestamps)
-        self._mark_seen(record)
-        return result
-
-    async def search(
-        self,
-        job_id: str,
-        pattern: str,
-        *,
-        context: int = 0,
-        since_ms: int | None = None,
-        limit: int = 200,
-    ) -> SearchResult:
-        """Lines of the retained log (both segments) matching the Python regex `pattern`.
-
-        `context` lines (0-20) around each match; `since_ms` as for `logs`; at most
-        `limit` (1-1000) matching lines, `cut` says how many more matched. Lines are
-        sanitized and carry their absolute offset and time (`at_ms`).
-        """
-        check("id", job_id)
-        compiled = compile_regex("grep", pattern)
-        context = check("context", context) or 0
-        check_time("since_ms", since_ms)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH:
-            raise InvalidArgument(f"limit {limit!r} is outside 1-{MAX_SEARCH}", "limit")
-        record = self.get(job_id)
-        result = await self._reader.search(record, compiled, context, since_ms, limit)
-        self._mark_seen(record)
-        return result
-
-    async def latest_line(self, job_id: str) -> str | None:
-        """The job's latest output line, read from its log (its last few KiB), sanitized.
-
-        For a screen: a job whose owner runs no process (a command-line session) has no
-        one updating `record.last_line`, but its log grows all the same. None when the
-        log does not exist (then `record.last_line` is all there is).
-        """
-        return await self._reader.latest_line(self.get(job_id))
-
-    async def log_lines(
-        self, job_id: str, offset: int | None = None, *, before: int = 0, after: int = 0
-    ) -> LinePage:
-        """Up to `before` lines ending at absolute byte `offset` of the retained log (None:
-        its end) and `after` lines from there, each with its offset and time: a pager's
-        page (the log pane reads the whole log this way). At most 2000 lines a side, and
-        a few MiB; lines sanitized with SGR colours kept. Does not mark the job seen."""
-        check("id", job_id)
-        return await self._reader.lines(self.get(job_id), offset, before, after)
-
-    async def page(self, job_id: str, offset: int, limit: int | None) -> LogPage:
-        """Lines `offset`.. of the retained log (line-based paging, as `process log` has it)."""
-        return await self._reader.page(self.get(job_id), offset, limit)
-
-    async def read_since(self, job_id: str, offset: int, cap: int = 65536) -> ReadSince:
-        """Sanitized output from absolute byte `offset` (survives rotation), at most `cap`."""
-        return await self._reader.since(self.get(job_id), offset, cap)
-
-    async def log_end(self, job_id: str) -> int:
-        """The absolute byte position of the end of the job's output now: where a reader
-        that wants only what comes next starts (`read_since`)."""
-        return await self._reader.end(self.get(job_id))
-
-    def follow(self, job_id: str, position: int = LOG_END) -> LogFollower:
-        """A follower of the job's log from absolute `position` (a tail's `position`; the
-        end as it is now by default): one log position for the pane, cursors and --follow."""
-        return self._reader.follow(self.get(job_id), position)
