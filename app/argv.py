@@ -72,15 +72,25 @@ EPILOGS = {
         "exit status:\n"
         "  0     a line matched --until (the line is printed on stdout), or the job's\n"
         "        process tree listens on --port (the job keeps running)\n"
+        "        --ready: every declared job's probe passed\n"
+        "  1     --ready: a job was not ready within its limit, or ended without being ready\n"
         "  124   --timeout-ms passed first (the jobs keep running)\n"
         "  N     one ID: the job's own code (128+N after signal N; 125 if not recorded)\n"
         "        --any: the code of the first job to end\n"
         "        several IDs: 0 if every job succeeded, else the first failing code in\n"
         "        the order given\n"
-        "  2, 3  a bad argument (a bad --until names it), an unknown ID\n"
+        "  2, 3  a bad argument (a bad --until names it), an unknown ID or name\n"
         "\n"
         "So `jobs-tui wait j3 --timeout-ms 600000` run as a background shell command (Claude\n"
         "Code's run_in_background) ends with the job's own code, and its harness reports it."
+    ),
+    "up": (
+        "exit status (--detach):\n"
+        "  0     every job started (or was running already)\n"
+        "  1     some job did not start (each is named, with why)\n"
+        "  2     the file is not valid, or a NAME is not declared (nothing started)\n"
+        "\n"
+        "Without --detach the screen opens and brings them up there."
     ),
 }
 
@@ -158,6 +168,10 @@ VERBS: dict[str, str] = {
     "restart": "kill a job if it runs, then start the same command as a new id",
     "exec": "run COMMAND; its output and exit code, or its job id if it keeps running",
     "poll": "output this session has not read yet, and the job's status",
+    "up": "start the project's declared jobs (jobs-tui.toml) in order; --detach returns once "
+    "each started",
+    "down": "stop the project's declared jobs (or NAMEs and what depends on them), dependents "
+    "first",
     "config": "the config file (init, show); the project's declared jobs (check, import FILE)",
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, cli output, and "
     "jobs-tui.toml (config)",
@@ -324,6 +338,9 @@ def _wait(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="return when a job's process tree listens on this TCP port (1-65535)",
     )
+    p.add_argument(
+        "--ready", action="store_true", help="return when the declared jobs' probes pass"
+    )
     p.add_argument("--timeout-ms", type=whole, help="how long to wait (default 30000, max 600000)")
 
 
@@ -392,6 +409,17 @@ def _setup(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
+def _up(p: argparse.ArgumentParser) -> None:
+    p.add_argument("names", nargs="*", metavar="NAME", help="these jobs and what they need")
+    p.add_argument(
+        "--detach", action="store_true", help="return once every job started; open no screen"
+    )
+
+
+def _down(p: argparse.ArgumentParser) -> None:
+    p.add_argument("names", nargs="*", metavar="NAME", help="these jobs and their dependents")
+
+
 _VERB_ARGS = {
     "start": _start,
     "list": _list,
@@ -404,6 +432,8 @@ _VERB_ARGS = {
     "restart": _id,
     "exec": _exec,
     "poll": _poll,
+    "up": _up,
+    "down": _down,
     "config": _config,
     "schema": _schema,
     "mcp": _mcp,

@@ -183,6 +183,10 @@ def _verb_main(args: argparse.Namespace) -> int:
             from .verbs.execute import config_verb
 
             return config_verb(args)
+        if args.verb in ("up", "down"):
+            from .verbs.stack import down_verb, up_verb
+
+            return (up_verb if args.verb == "up" else down_verb)(args)
         if args.verb == "schema":
             from .verbs.execute import schema_verb
 
