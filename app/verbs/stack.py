@@ -29,8 +29,6 @@ from . import human
 from .declared import _invalid
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
     from jobs_tui.engine import JobManager
     from jobs_tui.engine.session.declaring import DownResult, UpResult
 
@@ -58,47 +56,30 @@ def _names(args: argparse.Namespace, stack: Stack | None) -> list[str] | None:
     return names
 
 
-def up_verb(args: argparse.Namespace) -> int:
-    """`up`: read and check the file, then the screen (or, --detach, start and return)."""
+def prepare(args: argparse.Namespace) -> int | None:
+    """Read and check the file and the NAMEs before a session opens (or the screen): an
+    exit status when they are refused, else None with `args.stack` and `args.names` set
+    (`stack` None: `down` with no file, which stops every declared job running)."""
+    up = args.verb == "up"
     try:
-        stack = _stack(required=True)
+        stack = _stack(required=up)
     except DeclaredFileError as exc:
-        return _invalid(args, exc, "up")
-    assert stack is not None
-    names = _names(args, stack)
-    if not args.detach:
-        if not sys.stdout.isatty():
-            message = "up opens the screen, which needs a terminal; pass --detach"
-            raise UsageError(message, "--detach")
-        from jobs_tui.app.tui import run_tui  # the UI loads only when it is shown
-
-        return run_tui(registry_dir=args.registry_dir, up=names)  # type: ignore[call-arg]
-    return _in_session(args, lambda jm: _up(jm, args, stack, names))
+        return _invalid(args, exc, args.verb)
+    args.stack, args.names = stack, _names(args, stack)
+    if up and not args.detach and not sys.stdout.isatty():
+        message = "up opens the screen, which needs a terminal; pass --detach"
+        raise UsageError(message, "--detach")
+    return None
 
 
-def down_verb(args: argparse.Namespace) -> int:
-    """`down`: stop them, dependents first; with no file, every declared job running."""
-    try:
-        stack = _stack(required=False)
-    except DeclaredFileError as exc:
-        return _invalid(args, exc, "down")
-    names = _names(args, stack)
-    return _in_session(args, lambda jm: _down(jm, args, stack, names))
+async def up(jm: JobManager, args: argparse.Namespace) -> int:
+    """`up --detach`: every job's supervisor started, a level at a time; exit 1 if one
+    did not start."""
+    return await _up(jm, args, args.stack, args.names)
 
 
-def _in_session(args: argparse.Namespace, verb: Callable[[JobManager], Awaitable[int]]) -> int:
-    """Run `verb` on this call's session, opened and closed around it."""
-    from ..cli import import_asyncio
-    from ..session import open_manager
-
-    async def run() -> int:
-        manager = await open_manager(args.session, args.registry_dir)
-        try:
-            return await verb(manager)
-        finally:
-            await manager.close()
-
-    return import_asyncio().run(run())
+async def down(jm: JobManager, args: argparse.Namespace) -> int:
+    return await _down(jm, args, args.stack, args.names)
 
 
 async def _up(
@@ -176,4 +157,4 @@ def down_lines(result: DownResult, not_running: list[str]) -> list[str]:
     return lines or ["no declared job is running"]
 
 
-__all__ = ["down_verb", "up_verb"]
+__all__ = ["down", "prepare", "up"]
