@@ -29,6 +29,8 @@ VERBS = (
     "restart",
     "exec",
     "poll",
+    "up",
+    "down",
     "config",
     "schema",
     "setup",
