@@ -201,9 +201,9 @@ def test_clear_without_and_with_id():
     assert validate({"action": "clear", "all": True}).all is True
 
 
-def test_actions_are_the_reference_eight_and_restart():
+def test_actions_are_the_reference_eight_restart_and_up_down():
     reference = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
-    assert tuple(ACTIONS) == (*reference, "restart")  # issue 11 adds restart
+    assert tuple(ACTIONS) == (*reference, "restart", "up", "down")  # issues 11 and 26
 
 
 @pytest.mark.parametrize("action", ["status", "logs", "send", "kill", "restart"])
