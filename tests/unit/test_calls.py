@@ -45,6 +45,9 @@ FIELD_TYPES = {
     # issue 23
     "raw": "boolean",
     "port": "integer",
+    # issue 26
+    "names": "array",
+    "ready": "boolean",
 }
 
 
@@ -331,9 +334,20 @@ def test_applies_table_matches_the_reference():
     assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps", "raw"}
     assert applies("send") == {"id", "input", "newline", "eof"}
     assert applies("kill") == {"id", "signal"}
-    assert applies("wait") == {"id", "ids", "mode", "until", "fromStart", "port", "timeoutMs"}
+    assert applies("wait") == {
+        "id",
+        "ids",
+        "mode",
+        "until",
+        "fromStart",
+        "port",
+        "ready",  # issue 26
+        "timeoutMs",
+    }
     assert applies("clear") == {"id", "all"}
     assert applies("restart") == {"id"}
+    assert applies("up") == {"names", "detached"}  # issue 26
+    assert applies("down") == {"names"}
     assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "restart"}
 
 
