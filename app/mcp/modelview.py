@@ -207,8 +207,8 @@ def _declared(data: dict[str, Any], status: Any) -> dict[str, Any]:
     if status != "running" and data.get("endReason") in _DECLARED_ENDS:
         out["endReason"] = data["endReason"]
     phase = data.get("phase")
-    if phase in MODEL_JOB["properties"]["phase"]["enum"]:
-        out["phase"] = phase
+    if status == "running" and phase in MODEL_JOB["properties"]["phase"]["enum"]:
+        out["phase"] = phase  # once it ended, its status says so
     if phase == "waiting" and isinstance(data.get("waitingFor"), str):
         out["waitingFor"] = sanitize_line(data["waitingFor"], 400)
     for key in ("restarts", "maxRestarts"):
@@ -216,7 +216,9 @@ def _declared(data: dict[str, Any], status: Any) -> dict[str, Any]:
             out[key] = data[key]
     if out.get("restarts") == 0:
         del out["restarts"]
-    if isinstance(data.get("phaseDetail"), str) and data["phaseDetail"]:
+    # a probe's last result is news while it runs; once it ended, only why it ended
+    news = status == "running" or data.get("endReason") in _DECLARED_ENDS
+    if news and isinstance(data.get("phaseDetail"), str) and data["phaseDetail"]:
         out["phaseDetail"] = sanitize_line(data["phaseDetail"], 400)
     return out
 

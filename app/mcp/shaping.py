@@ -242,6 +242,10 @@ def _stack_lines(action: str, details: dict[str, Any]) -> list[str]:
     names = [str(n) for n in details.get("notRunning") or []]
     if names:
         lines.append(sanitize_line("not running: " + ", ".join(names), 400))
+    if details.get("stopped"):
+        count = len(details.get("stopped") or [])
+        jobs = f"{count} declared job{'' if count == 1 else 's'}"
+        lines.append(f"stopped {jobs}, dependents first; a stopped job is not restarted")
     return lines or ["no declared job is running"]
 
 
