@@ -23,10 +23,11 @@ from jobs_tui.engine.declared import (
     load_stack,
 )
 
+from .. import printing
 from ..errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError, VerbError
 from ..jsonout import emit_result
 from . import human
-from .declared import _invalid
+from .declared import say_invalid
 
 if TYPE_CHECKING:
     from jobs_tui.engine import JobManager
@@ -64,8 +65,11 @@ def prepare(args: argparse.Namespace) -> int | None:
     try:
         stack = _stack(required=up)
     except DeclaredFileError as exc:
-        return _invalid(args, exc, args.verb)
+        return say_invalid(args, exc, args.verb)
     args.stack, args.names = stack, _names(args, stack)
+    if stack is not None and not args.json:
+        for warning in stack.warnings:  # what the file alone cannot know: a cwd not there yet
+            printing.err(f"jobs-tui: warning: {human.safe(warning, 400)}")
     if up and not args.detach and not sys.stdout.isatty():
         message = "up opens the screen, which needs a terminal; pass --detach"
         raise UsageError(message, "--detach")
