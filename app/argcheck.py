@@ -48,6 +48,8 @@ RANGES: dict[tuple[str, str], tuple[str, int, int]] = {
 }
 _WHOLE = re.compile(r"[+-]?\d{1,18}\Z")
 _JOB_ID = re.compile(r"j[1-9]\d{0,8}\Z")
+# A declared job's name names its current job wherever an id is taken (callschema.ID).
+_NAME = re.compile(r"(?!j?\d+\Z)[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 
 
 def whole(text: str) -> int:
@@ -119,8 +121,14 @@ def check(args: argparse.Namespace, usage: Usage) -> None:
         args.id = args.ids[0]
     for job_id in getattr(args, "ids", None) or [getattr(args, "id", None)]:
         number = verb == "poll" and job_id is not None and re.fullmatch(r"[1-9]\d{0,8}", job_id)
-        if job_id is not None and not _JOB_ID.match(job_id) and not number:
-            raise UsageError(f"ID {quote(job_id)} is not a job id like j1", "ID", usage(verb))
+        is_name = job_id is not None and _NAME.match(job_id)
+        if job_id is not None and not _JOB_ID.match(job_id) and not number and not is_name:
+            message = f"ID {quote(job_id)} is not a job id like j1 or a declared job's name"
+            raise UsageError(message, "ID", usage(verb))
+    for name in getattr(args, "names", None) or ():
+        if not _NAME.match(name):
+            message = f"NAME {quote(name)} is not a declared job's name"
+            raise UsageError(message, "NAME", usage(verb))
     if verb in ("start", "exec"):
         args.env = env_of(args.env)
     _check_combinations(args, usage)
@@ -200,5 +208,13 @@ def _check_combinations(args: argparse.Namespace, usage: Usage) -> None:
                 args.since_ms = since_ms(args.since, int(time.time() * 1000))
             except BadSince as exc:
                 raise UsageError(f"--since {quote(args.since)} {exc}", "--since") from None
+    if verb == "wait" and args.ready:
+        other = "--until" if args.until is not None else "--port" if args.port is not None else None
+        if other:
+            message = f"--ready cannot be combined with {other}"
+            raise UsageError(message, "--ready", usage(verb))
+    if verb == "up" and args.json and not args.detach:
+        message = "up --json needs --detach (without it the screen opens)"
+        raise UsageError(message, "--json", usage(verb))
     if verb == "wait" and args.from_start and args.until is None:
         raise UsageError("--from-start needs --until", "--from-start", usage(verb))

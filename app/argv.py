@@ -16,10 +16,9 @@ import re
 import sys
 from typing import Any
 
-from jobs_tui.engine.shim.protocol import KILL_SIGNALS as SIGNALS
-
-from .argcheck import check, not_utf8, whole
+from .argcheck import check, not_utf8
 from .errors import QUOTE_LIMIT, UsageError, capped, quote
+from .verbargs import EPILOGS, VERB_ARGS
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:
@@ -65,24 +64,6 @@ class EpilogFormatter(Formatter):
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         return "".join(indent + line for line in text.splitlines(keepends=True))
-
-
-EPILOGS = {
-    "wait": (
-        "exit status:\n"
-        "  0     a line matched --until (the line is printed on stdout), or the job's\n"
-        "        process tree listens on --port (the job keeps running)\n"
-        "  124   --timeout-ms passed first (the jobs keep running)\n"
-        "  N     one ID: the job's own code (128+N after signal N; 125 if not recorded)\n"
-        "        --any: the code of the first job to end\n"
-        "        several IDs: 0 if every job succeeded, else the first failing code in\n"
-        "        the order given\n"
-        "  2, 3  a bad argument (a bad --until names it), an unknown ID\n"
-        "\n"
-        "So `jobs-tui wait j3 --timeout-ms 600000` run as a background shell command (Claude\n"
-        "Code's run_in_background) ends with the job's own code, and its harness reports it."
-    ),
-}
 
 
 class Shortened(UsageError):
@@ -131,14 +112,6 @@ def _tidy(message: str) -> tuple[str, str | None]:
     return capped(message), capped(field) if field else None
 
 
-def signal_name(text: str) -> str:
-    name = text.upper()
-    name = name if name.startswith("SIG") else "SIG" + name
-    if name not in SIGNALS:
-        raise argparse.ArgumentTypeError(f"{quote(text)} is not one of {', '.join(SIGNALS)}")
-    return name
-
-
 def _globals(parser: argparse.ArgumentParser, default: Any) -> None:
     parser.add_argument("--registry-dir", default=default, help="the registry directory to use")
     parser.add_argument(
@@ -158,6 +131,10 @@ VERBS: dict[str, str] = {
     "restart": "kill a job if it runs, then start the same command as a new id",
     "exec": "run COMMAND; its output and exit code, or its job id if it keeps running",
     "poll": "output this session has not read yet, and the job's status",
+    "up": "start the project's declared jobs (jobs-tui.toml) in order; --detach returns once "
+    "each started",
+    "down": "stop the project's declared jobs (or NAMEs and what depends on them), dependents "
+    "first",
     "config": "the config file (init, show); the project's declared jobs (check, import FILE)",
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, cli output, and "
     "jobs-tui.toml (config)",
@@ -229,188 +206,8 @@ def verb_parser(name: str) -> Parser:
         parents=[common],
         formatter_class=EpilogFormatter,
     )
-    _VERB_ARGS[name](p)
+    VERB_ARGS[name](p)
     return p
-
-
-def _start(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--label", help="short display label (default: the command)")
-    p.add_argument("--timeout-ms", type=whole, help="kill the job after this many ms")
-    p.add_argument("--stdin", action="store_true", help="give the job a stdin pipe for send")
-    p.add_argument("--tty", action="store_true", help="run it on a pseudo-terminal")
-    p.add_argument("--cols", type=whole, help="terminal columns (with --tty; default 80)")
-    p.add_argument("--rows", type=whole, help="terminal rows (with --tty; default 24)")
-    p.add_argument("--detached", action="store_true", help="keep it running after the session")
-    p.add_argument("--cwd", help="working directory")
-    p.add_argument("--wake", action="store_true", help="report its finish proactively")
-    _env(p)
-    p.add_argument("words", nargs="*", metavar="COMMAND")
-
-
-def _env(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--env",
-        action="append",
-        metavar="K=V",
-        help="set K in the job's environment (repeatable); --env K passes this shell's K",
-    )
-
-
-def _list(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--all", action="store_true", help="include other sessions' finished jobs")
-    p.add_argument("--running", action="store_true", help="only running jobs")
-    p.add_argument("--mine", action="store_true", help="only this session's jobs")
-    p.add_argument("--label", metavar="GLOB", help="only jobs whose label matches (fnmatch: *, ?)")
-
-
-def _id(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="ID")
-
-
-def _logs(p: argparse.ArgumentParser) -> None:
-    _id(p)
-    p.add_argument("--lines", type=whole, help="last N lines (1-2000)")
-    p.add_argument("--offset", type=whole, help="first line of a page (0-based)")
-    p.add_argument("--limit", type=whole, help="lines in a page (1-1000000)")
-    p.add_argument(
-        "--follow",
-        "-f",
-        action="store_true",
-        help="keep printing until it ends; output rotated away unread is said on stderr",
-    )
-    p.add_argument("--since", metavar="WHEN", help="only lines written since: 5m, 90s, 2h, a time")
-    p.add_argument("--timestamps", action="store_true", help="the time each line was written")
-    p.add_argument("--grep", metavar="REGEX", help="only lines matching (the whole retained log)")
-    p.add_argument(
-        "--raw",
-        action="store_true",
-        help="the bytes as written, escapes and all (a terminal job's text is what its "
-        "terminal shows)",
-    )
-    p.add_argument(
-        "--context", type=whole, metavar="N", help="with --grep: N lines around each match (0-20)"
-    )
-
-
-def _send(p: argparse.ArgumentParser) -> None:
-    _id(p)
-    p.add_argument("text", nargs="?", metavar="TEXT")
-    p.add_argument("--no-newline", action="store_true", help="do not append a newline")
-    p.add_argument("--eof", action="store_true", help="close the job's stdin afterwards")
-
-
-def _kill(p: argparse.ArgumentParser) -> None:
-    _id(p)
-    p.add_argument(
-        "--signal", "-s", type=signal_name, default="SIGTERM", help="SIGTERM|SIGKILL|SIGINT"
-    )
-
-
-def _clear(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", nargs="?", metavar="ID")
-    p.add_argument("--all", action="store_true", help="also kill and remove running jobs")
-
-
-def _wait(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--any", action="store_true", help="return when the first job ends")
-    p.add_argument("--until", metavar="REGEX", help="return when a line of output matches")
-    p.add_argument(
-        "--from-start", action="store_true", help="with --until: search the output from its start"
-    )
-    p.add_argument(
-        "--port",
-        type=whole,
-        metavar="N",
-        help="return when a job's process tree listens on this TCP port (1-65535)",
-    )
-    p.add_argument("--timeout-ms", type=whole, help="how long to wait (default 30000, max 600000)")
-
-
-def _exec(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--yield-ms", type=whole, help="wait up to this long (250-30000, default 10000)")
-    p.add_argument("--tty", action="store_true", help="run it on a pseudo-terminal")
-    p.add_argument("--timeout-ms", type=whole, help="kill it after this many ms (default 30 min)")
-    p.add_argument("--cwd", help="working directory")
-    _env(p)
-    p.add_argument("words", nargs="*", metavar="COMMAND")
-
-
-def _poll(p: argparse.ArgumentParser) -> None:
-    _id(p)
-    p.add_argument("--wait-ms", type=whole, help="wait up to this long for it to end (0-600000)")
-
-
-def _config(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "action",
-        choices=("init", "show", "check", "import"),
-        metavar="ACTION",
-        help="init or show the config file; check the project's jobs-tui.toml (its plan), "
-        "or import FILE as one",
-    )
-    p.add_argument(
-        "file",
-        nargs="?",
-        metavar="FILE",
-        help="check, import: a jobs-tui.toml, process-compose.yaml, mprocs.yaml or Procfile "
-        "(check's default: the one at the project root)",
-    )
-    p.add_argument(
-        "--path", help="init, show: the config file (default: JOBS_TUI_CONFIG or platform dir)"
-    )
-    p.add_argument("--force", action="store_true", help="init, import: overwrite an existing file")
-
-
-def _schema(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "name", nargs="?", metavar="NAME", help="a family (job, cli, config, …) or one tool"
-    )
-
-
-def _mcp(p: argparse.ArgumentParser) -> None:
-    from .mcp import add_arguments
-
-    add_arguments(p)
-
-
-def _hook(p: argparse.ArgumentParser) -> None:
-    from .hook import add_arguments
-
-    add_arguments(p)
-
-
-def _serve(p: argparse.ArgumentParser) -> None:
-    from .serve.server import add_arguments
-
-    add_arguments(p)
-
-
-def _setup(p: argparse.ArgumentParser) -> None:
-    from .setup import add_arguments
-
-    add_arguments(p)
-
-
-_VERB_ARGS = {
-    "start": _start,
-    "list": _list,
-    "status": _id,
-    "logs": _logs,
-    "send": _send,
-    "kill": _kill,
-    "clear": _clear,
-    "wait": _wait,
-    "restart": _id,
-    "exec": _exec,
-    "poll": _poll,
-    "config": _config,
-    "schema": _schema,
-    "mcp": _mcp,
-    "serve": _serve,
-    "setup": _setup,
-    "hook": _hook,
-}
 
 
 def _verb_index(words: list[str]) -> int | None:

@@ -183,6 +183,8 @@ def _verb_main(args: argparse.Namespace) -> int:
             from .verbs.execute import config_verb
 
             return config_verb(args)
+        if args.verb in ("up", "down"):
+            return _stack_verb(args)
         if args.verb == "schema":
             from .verbs.execute import schema_verb
 
@@ -230,6 +232,21 @@ def _verb_main(args: argparse.Namespace) -> int:
         return EXIT_PIPE
     except Exception as exc:
         return _fail(args, _as_verb_error(args, exc), args.verb)
+
+
+def _stack_verb(args: argparse.Namespace) -> int:
+    """`up` / `down`: the file and NAMEs checked first; `up` without --detach is the screen."""
+    from .verbs import stack
+
+    refused = stack.prepare(args)
+    if refused is not None:
+        return refused
+    if args.verb == "up" and not args.detach:
+        from jobs_tui.app.tui import run_tui  # the UI loads only when it is shown
+
+        return run_tui(registry_dir=args.registry_dir, up=args.names)  # type: ignore[call-arg]
+    verb = stack.up if args.verb == "up" else stack.down
+    return import_asyncio().run(_run(verb, args))
 
 
 def import_asyncio():  # -> the asyncio module

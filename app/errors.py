@@ -60,7 +60,10 @@ FLAGS: dict[str, dict[str, str]] = {
         "mode": "--any",
         "fromStart": "--from-start",
         "port": "--port",
+        "ready": "--ready",
     },
+    "up": {"names": "NAME", "name": "NAME"},
+    "down": {"names": "NAME", "name": "NAME"},
     "logs": {
         "lines": "--lines",
         "offset": "--offset",

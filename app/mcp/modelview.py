@@ -21,6 +21,7 @@ from jobs_tui.engine.records.sanitize import sanitize_line
 
 LAST_LINE_CHARS = 300  # as the finish notification bounds it
 _ENDED_BY = ("deadline", "owner-gone", "shim-gone")  # kill reasons the outcome line names
+_DECLARED_ENDS = ("crash-loop", "dependency")  # a declared job's: it is a finish all the same
 
 _STR: dict[str, Any] = {"type": "string"}
 _INT: dict[str, Any] = {"type": "integer"}
@@ -39,10 +40,24 @@ MODEL_JOB: dict[str, Any] = {
         "signal": {**_STR, "description": "killed: the signal that ended it."},
         "elapsed": {"type": "number", "minimum": 0, "description": "Seconds it ran (so far)."},
         "lastLine": {**_STR, "description": "Its last output line (absent when none)."},
-        "endReason": {"enum": list(_ENDED_BY), "description": "Why it was killed, if not by you."},
+        "endReason": {
+            "enum": [*_ENDED_BY, *_DECLARED_ENDS],
+            "description": "Why it was killed, if not by you; crash-loop: it failed again "
+            "after maxRestarts restarts; dependency: it never ran (phaseDetail says why).",
+        },
         "remainingProcesses": {**_COUNT, "description": "Processes its tree left running."},
         "exitNotWritten": {**_STR, "description": "Why its exit code is not yet known."},
         "peer": {**_BOOL, "description": "list: another session's job (read-only)."},
+        "name": {**_STR, "description": "A declared job's name (an id everywhere)."},
+        "phase": {
+            "enum": ["waiting", "starting", "ready", "not-ready", "restarting", "ended"],
+            "description": "A declared job's: waiting for dependencies, starting (not yet "
+            "ready), ready, not-ready (its probe gave up), restarting, ended.",
+        },
+        "waitingFor": {**_STR, "description": "waiting: the dependencies, by name."},
+        "restarts": {**_COUNT, "description": "Restarts so far (same id and log)."},
+        "maxRestarts": _COUNT,
+        "phaseDetail": {**_STR, "description": "The probe's last result, or why it ended."},
     },
     "additionalProperties": False,
 }
@@ -95,16 +110,36 @@ ACTION_FIELDS: dict[str, dict[str, Any]] = {
     },
     "wait": {
         "reason": {
-            "enum": ["timeout", "cancelled", "port", "none-running"],
+            "enum": ["timeout", "cancelled", "port", "none-running", "ready", "not-ready"],
             "description": "Absent when the job finished (its status says so) or matched: "
             "timeout or cancelled (it keeps running: call job_wait again), port (it "
-            "listens), none-running (a wait with no id, and no job of yours runs).",
+            "listens), none-running (a wait with no id, and no job of yours runs), ready "
+            "(the probes passed), not-ready (a probe gave up; the job keeps running).",
         },
         "match": _MATCH,
         "listening": _LISTENING,
     },
     "restart": {"restartOf": {**_STR, "description": "The id the new job replaces."}},
     "clear": {"cleared": _COUNT, "ids": {"type": "array", "items": _STR}},
+    "up": {
+        "started": {"type": "array", "items": MODEL_JOB, "description": "Started now."},
+        "running": {"type": "array", "items": MODEL_JOB, "description": "Already running."},
+        "failed": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "error"],
+                "properties": {"name": _STR, "error": _STR},
+                "additionalProperties": False,
+            },
+            "description": "Not started, and why.",
+        },
+        "warnings": {"type": "array", "items": _STR},
+    },
+    "down": {
+        "stopped": {"type": "array", "items": MODEL_JOB, "description": "Stopped, in order."},
+        "notRunning": {"type": "array", "items": _STR},
+    },
 }
 _WITH_JOBS = {"list", "wait"}  # `jobs`: list, and a wait on `ids`
 _WITH_JOB = {"start", "status", "logs", "send", "kill", "wait", "restart"}
@@ -160,6 +195,31 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
         out["exitNotWritten"] = sanitize_line(data["exitNotWritten"], 400)
     if session and data.get("sessionId") not in (None, session):
         out["peer"] = True
+    out.update(_declared(data, status))
+    return out
+
+
+def _declared(data: dict[str, Any], status: Any) -> dict[str, Any]:
+    """A declared job's phase fields, where it has them (a plain job has none)."""
+    if not isinstance(data.get("name"), str):
+        return {}
+    out: dict[str, Any] = {"name": sanitize_line(data["name"], 64)}
+    if status != "running" and data.get("endReason") in _DECLARED_ENDS:
+        out["endReason"] = data["endReason"]
+    phase = data.get("phase")
+    if status == "running" and phase in MODEL_JOB["properties"]["phase"]["enum"]:
+        out["phase"] = phase  # once it ended, its status says so
+    if phase == "waiting" and isinstance(data.get("waitingFor"), str):
+        out["waitingFor"] = sanitize_line(data["waitingFor"], 400)
+    for key in ("restarts", "maxRestarts"):
+        if isinstance(data.get(key), int) and not isinstance(data[key], bool) and data[key] >= 0:
+            out[key] = data[key]
+    if out.get("restarts") == 0:
+        del out["restarts"]
+    # a probe's last result is news while it runs; once it ended, only why it ended
+    news = status == "running" or data.get("endReason") in _DECLARED_ENDS
+    if news and isinstance(data.get("phaseDetail"), str) and data["phaseDetail"]:
+        out["phaseDetail"] = sanitize_line(data["phaseDetail"], 400)
     return out
 
 
@@ -206,6 +266,8 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
             out.pop("signalled", None)
     if action == "wait":
         out = _wait_fields(details)
+    if action in ("up", "down"):
+        out = _stack_fields(action, details)
     if action == "clear":
         out["cleared"] = details.get("cleared", 0)
         ids = [j.get("id") for j in details.get("jobs", []) if isinstance(j, dict)]
@@ -236,8 +298,46 @@ def _wait_fields(details: dict[str, Any]) -> dict[str, Any]:
         out["reason"] = "cancelled"
     elif details.get("timedOut"):
         out["reason"] = "timeout"
-    elif details.get("reason") in ("port", "none-running"):
+    elif details.get("reason") in ("port", "none-running", "ready", "not-ready"):
         out["reason"] = details["reason"]
+    return out
+
+
+def _said(text: Any) -> str:
+    return sanitize_line(str(text), 400)
+
+
+def _stack_fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
+    """up's jobs started, running and failed; down's stopped and not running: each job as
+    a model reads one, every list only where it has something."""
+    now = time.time() * 1000
+    out: dict[str, Any] = {}
+    if action == "up":
+        for key in ("started", "running"):
+            jobs = [model_job(j, now) for j in details.get(key) or [] if isinstance(j, dict)]
+            if jobs:
+                out[key] = jobs
+        failed = [
+            {
+                "name": sanitize_line(str(f.get("name")), 64),
+                "error": sanitize_line(str(f.get("error")), 400),
+            }
+            for f in details.get("failed") or []
+            if isinstance(f, dict)
+        ]
+        if failed:
+            out["failed"] = failed
+    else:
+        stopped = [s.get("job") for s in details.get("stopped") or [] if isinstance(s, dict)]
+        jobs = [model_job(j, now) for j in stopped if isinstance(j, dict)]
+        if jobs:
+            out["stopped"] = jobs
+        names = [sanitize_line(str(n), 64) for n in details.get("notRunning") or []]
+        if names:
+            out["notRunning"] = names
+    warnings = [sanitize_line(str(t), 400) for t in details.get("warnings") or []]
+    if warnings and action == "up":
+        out["warnings"] = warnings
     return out
 
 

@@ -183,6 +183,7 @@ class JobsMcp:
             failed = isinstance(details.get("error"), str) and set(details) <= {
                 "action",
                 "error",
+                "errors",  # up, down: every error of the declared file
                 "job",
             }
             if not failed:
@@ -197,6 +198,9 @@ class JobsMcp:
             message = message.replace(f"action '{spec.target}'", spec.name)
         text = message if field is None or field in message else f"{field}: {message}"
         line = outcome(details["job"]) if isinstance(details.get("job"), dict) else ""
+        errors = details.get("errors") if isinstance(details.get("errors"), list) else []
+        if len(errors) > 1:  # the file's every problem, one a line
+            line = "\n".join(sanitize_line(str(e), 400) for e in errors[:50])
         return _error(f"{text}\n{line}" if line else text)  # the job it was about, in words
 
     # -- resources -----------------------------------------------------------------

@@ -189,6 +189,8 @@ def job_text(action: str, details: dict[str, Any], channel: bool = False) -> str
             lines.append(sanitize_line(details["error"], 400))
     if action == "wait":
         lines += _wait_lines(details)
+    if action in ("up", "down"):
+        lines += _stack_lines(action, details)
     if action == "logs":
         lines += _logs_lines(details, job)
     if not lines:
@@ -216,6 +218,35 @@ def _wait_lines(details: dict[str, Any]) -> list[str]:
     elif details.get("timedOut"):
         lines.append(f"timed out; {WAIT_AGAIN}")
     return lines
+
+
+def _stack_lines(action: str, details: dict[str, Any]) -> list[str]:
+    """up: each job started, already running or not started (why); down: each stop's
+    outcome, then the names that were not running."""
+    lines = []
+    if action == "up":
+        for key, word in (("started", "started"), ("running", "already running")):
+            for job in details.get(key) or []:
+                if isinstance(job, dict) and (text := outcome(job)):
+                    lines.append(f"{word}: {text}")
+        for failed in details.get("failed") or []:
+            if isinstance(failed, dict):
+                why = sanitize_line(f"{failed.get('name')}: {failed.get('error')}", 400)
+                lines.append(f"not started: {why}")
+        if details.get("started"):
+            lines.append("job_wait with ready: true returns once they are ready")
+        return lines or ["nothing to start"]
+    for stopped in details.get("stopped") or []:
+        if isinstance(stopped, dict) and (text := outcome(stopped.get("job"))):
+            lines.append(f"stopped: {text}")
+    names = [str(n) for n in details.get("notRunning") or []]
+    if names:
+        lines.append(sanitize_line("not running: " + ", ".join(names), 400))
+    if details.get("stopped"):
+        count = len(details.get("stopped") or [])
+        jobs = f"{count} declared job{'' if count == 1 else 's'}"
+        lines.append(f"stopped {jobs}, dependents first; a stopped job is not restarted")
+    return lines or ["no declared job is running"]
 
 
 def _logs_lines(details: dict[str, Any], job: dict[str, Any]) -> list[str]:

@@ -44,6 +44,12 @@ JOB_DESCRIPTIONS: dict[str, str] = {
     "stdin, deadline) as a new job id, which the result names.",
     "clear": "Remove finished jobs of this session (one id, or all); all: true also kills "
     "and removes running ones.",
+    "up": "Start the project's declared jobs (jobs-tui.toml, process-compose.yaml, mprocs.yaml "
+    "or Procfile): those with autostart, or the named ones and what they need, each once its "
+    "dependencies are started, ready or succeeded. Returns once each is started; their "
+    "names work as ids. Then job_wait with ready: true.",
+    "down": "Stop the project's declared jobs (or the named ones and what depends on them), "
+    "dependents first, each with its declared stop signal; they are not restarted.",
 }
 
 

@@ -73,7 +73,9 @@ def started(channel: bool) -> str:
 WAIT_DESCRIPTION = (
     "Block until a job ends: one (id), any or all of several (ids, mode), or with neither "
     "the next of this session's running jobs to end; or until a line of output matches a "
-    "regex (until) or its process tree listens on a TCP port (port). At most timeoutMs "
+    "regex (until), its process tree listens on a TCP port (port), or a declared job's "
+    "readiness probe passes (ready: reason ready, or not-ready when it gave up; a crash "
+    "loop is a finish). At most timeoutMs "
     "(default 30 s, max 10 min; less where the client would give up sooner). Sends "
     "progress while it blocks. reason timeout or a cancelled wait leaves the job running: "
     "call job_wait again."

@@ -33,14 +33,15 @@ def _load(args: argparse.Namespace) -> Stack:
         raise VerbError(str(exc), EXIT_ERROR, field="FILE") from None
 
 
-def _invalid(args: argparse.Namespace, exc: DeclaredFileError) -> int:
-    """Every error (and warning) on stderr, or the error shape with `errors`; exit 2."""
+def say_invalid(args: argparse.Namespace, exc: DeclaredFileError, action: str | None = None) -> int:
+    """Every error (and warning) on stderr, or the error shape with `errors`; exit 2.
+    `action`: the verb the JSON names (default `config <action>`)."""
     first = exc.errors[0]
     more = len(exc.errors) - 1
     message = first if not more else f"{first} (and {more} more)"
     if args.json:
-        error = VerbError(message, EXIT_USAGE, field="FILE")
-        out = jsonout.error(error, message, f"config {args.action}", args.session)
+        error = VerbError(message, EXIT_USAGE, field="FILE" if action is None else None)
+        out = jsonout.error(error, message, action or f"config {args.action}", args.session)
         out["errors"] = exc.errors
         out["warnings"] = exc.warnings
         printing.line(jsonout.dumps(out))
@@ -56,7 +57,7 @@ def config_check(args: argparse.Namespace) -> int:
     try:
         stack = _load(args)
     except DeclaredFileError as exc:
-        return _invalid(args, exc)
+        return say_invalid(args, exc)
     details = {
         "source": stack.source,
         "format": stack.format,
@@ -110,7 +111,7 @@ def config_import(args: argparse.Namespace) -> int:
     try:
         stack = _load(args)
     except DeclaredFileError as exc:
-        return _invalid(args, exc)
+        return say_invalid(args, exc)
     target = source.parent / FILE_NAME
     if target.exists() and not args.force:
         raise VerbError(

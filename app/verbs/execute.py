@@ -245,9 +245,10 @@ async def poll(jm: JobManager, args: argparse.Namespace) -> int:
     ended or --wait-ms passed (at least 5 s: an empty read is no busy poll)."""
     from jobs_tui.engine.calls.arguments import check
 
-    job_id = args.id if args.id.startswith("j") else f"j{args.id}"
+    job_id = args.id if not args.id.isdigit() else f"j{args.id}"  # `poll 3` is j3
     check("id", job_id)
     record = jm.get(job_id)
+    job_id = record.id  # a declared name: its current job, from here on
     if args.wait_ms:
         wait_ms = max(args.wait_ms, POLL_MIN_WAIT_MS)
         record = await jm.wait(job_id, wait_ms, report=False)

@@ -36,6 +36,7 @@ def shown(record: JobRecord) -> JobRecord:
         signal=safe(record.signal, 20) if record.signal is not None else None,
         session_id=safe(record.session_id, 80),
         last_line=safe(record.last_line),
+        phase_detail=safe(record.phase_detail, 400) if record.phase_detail else None,
     )
 
 

@@ -72,7 +72,9 @@ async def status(jm: JobManager, args: argparse.Namespace) -> int:
 async def logs(jm: JobManager, args: argparse.Namespace) -> int:
     from .tty_logs import renders, tty_logs
 
-    if renders(args, jm.get(args.id).tty):
+    record = jm.get(args.id)
+    args.id = record.id  # a declared name: its current job, for the whole read (a follow too)
+    if renders(args, record.tty):
         if args.follow:
             from .tty_follow import tty_follow
 

@@ -269,7 +269,7 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
             {
                 "job": JOB_RECORD,
                 "jobs": jobs,
-                "reason": {"enum": ["match", "port", "finished", "timeout"]},
+                "reason": {"enum": ["match", "port", "ready", "not-ready", "finished", "timeout"]},
                 "match": {
                     "type": "object",
                     "required": ["jobId", "line", "offset"],
@@ -287,7 +287,8 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
             },
             ["job", "timedOut"],
             text="`job`: the job the outcome is about (matched, listening, first to end, first "
-            "failed). exit: 0 on a --until match or a --port listening, 124 timed out; else "
+            "failed). exit: 0 on a --until match, a --port listening or --ready; 1 --ready "
+            "but not ready (or ended unready); 124 timed out; else "
             "one job's code (128+N after signal N, 125 not recorded); --any: the first to "
             "end's; several: 0 if all succeeded, else the first failing code in the order "
             "asked.",
@@ -297,6 +298,48 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
             {"job": JOB_RECORD, "restartOf": _STR},
             ["job", "restartOf"],
             text="`job`: the new job (running); `restartOf`: the id it replaced.",
+        ),
+        "up": _result(
+            "up",
+            {
+                "started": jobs,
+                "running": jobs,
+                "failed": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "error"],
+                        "properties": {"name": _STR, "error": _STR},
+                        "additionalProperties": False,
+                    },
+                },
+            },
+            ["started", "running", "failed"],
+            text="up --detach: the declared jobs started now, those already running, and "
+            "those not started (with why); exit 1 if any was not.",
+        ),
+        "down": _result(
+            "down",
+            {
+                "stopped": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["job", "signal", "escalated"],
+                        "properties": {
+                            "job": JOB_RECORD,
+                            "signal": _or_null(_STR),
+                            "escalated": _BOOL,
+                            "note": _STR,
+                        },
+                        "additionalProperties": False,
+                    },
+                },
+                "notRunning": {"type": "array", "items": _STR},
+            },
+            ["stopped", "notRunning"],
+            text="stopped: each job in the order stopped (dependents first); notRunning: "
+            "the declared names that had no running job.",
         ),
         "exec": _result(
             "exec",

@@ -1,10 +1,11 @@
-"""`wait ID... [--any] [--until REGEX] [--from-start] [--port N] [--timeout-ms N]` and
-its exit status.
+"""`wait ID... [--any] [--until REGEX] [--from-start] [--port N] [--ready] [--timeout-ms N]`
+and its exit status.
 
 One typed call (`JobManager.wait_many`), which wakes on the jobs' own events and reads
 only new output. The exit status (README, "Command line"; `jobs-tui wait --help`):
-0 when a line matched `--until` or a job's tree listens on `--port`; 124 when the
-timeout passed first; otherwise the ended
+0 when a line matched `--until`, a job's tree listens on `--port` or (`--ready`) the
+declared jobs' probes passed; 1 for `--ready` when one was not ready within its limit or
+ended without being ready; 124 when the timeout passed first; otherwise the ended
 jobs' codes: one job, its own code (128+N after signal N, 125 if none was recorded);
 `--any`, the code of the first job to end; several jobs, 0 if every one succeeded, else
 the first failing code in the order asked.
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from jobs_tui.engine.calls.arguments import check
 
 from .. import printing
-from ..errors import EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
+from ..errors import EXIT_ERROR, EXIT_NO_CODE, EXIT_OK, EXIT_TIMEOUT
 from ..jsonout import emit_result
 from . import human
 
@@ -45,8 +46,10 @@ def first_to_end(jobs: list[JobRecord]) -> JobRecord | None:
 
 def wait_code(reason: str, jobs: list[JobRecord], mode: str) -> int:
     """The exit status of a wait that ended for `reason` ("match", "timeout", "finished")."""
-    if reason in ("match", "port"):
+    if reason in ("match", "port", "ready"):
         return EXIT_OK
+    if reason == "not-ready":
+        return EXIT_ERROR
     if reason == "timeout":
         return EXIT_TIMEOUT
     if mode == "any":
@@ -83,8 +86,11 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
         timeout_ms=timeout_ms,
         screen_scanner=scanner,
         port=getattr(args, "port", None),
+        ready=bool(getattr(args, "ready", False)),
     )
     code = wait_code(result.reason, result.jobs, mode)
+    if getattr(args, "ready", False) and result.reason == "finished":
+        code = EXIT_ERROR  # it ended without being ready: not what was waited for
     about = _about(result, mode)
     details: dict[str, Any] = {
         "job": about.to_json(),
@@ -106,6 +112,9 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
     if result.listening is not None:  # the job on stderr, as a match's is
         printing.err(human.outcome_line(about, now) + f" · listening :{args.port}")
         return code
+    if result.reason in ("ready", "not-ready"):
+        lines = [human.outcome_line(r, now) + _phase(r) for r in result.jobs]
+        return emit_result(args, details, lines, code)
     if result.match is not None:  # the line on stdout (for a script), the job on stderr
         printing.line(human.safe(result.match.line, 4000))
         printing.err(human.outcome_line(about, now) + " · matched")
@@ -117,6 +126,16 @@ async def wait(jm: JobManager, args: argparse.Namespace) -> int:
         which = ", ".join(running)
         printing.err(f"jobs-tui: {which} {verb} still running after {timeout_ms / 1000:g}s")
     return code
+
+
+def _phase(record: JobRecord) -> str:
+    """` · ready`, ` · not ready: port 8765 closed`: where a declared job's probe stands."""
+    if record.phase == "ready":
+        return " · ready"
+    if record.phase == "not-ready":
+        detail = human.safe(record.phase_detail or "", 200)
+        return " · not ready" + (f": {detail}" if detail else "")
+    return f" · {human.safe(record.phase, 40)}" if record.phase and record.running else ""
 
 
 def _about(result: Any, mode: str) -> JobRecord:

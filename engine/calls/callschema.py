@@ -61,7 +61,10 @@ NOT_BLANK = rf"[^{SPACES}]"  # something besides whitespace
 NEWLINE = r"\n"
 # A job id, or a declared job's name (engine/declared/keys.py NAME: never one that reads
 # as an id), which names that name's current job.
-ID = r"^(?:j[1-9][0-9]{0,8}|(?!j?[0-9]+$)[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$"
+DECLARED_NAME = r"(?!j?[0-9]+$)[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+ID = rf"^(?:j[1-9][0-9]{{0,8}}|{DECLARED_NAME})$"
+NAME = rf"^{DECLARED_NAME}$"
+MAX_NAMES = 200  # a file declares at most this many jobs (declared/keys.py MAX_JOBS)
 ISO_TIME = (
     r"^(?:19[7-9][0-9]|2[0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt ]"
     r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?"
@@ -129,6 +132,11 @@ def _explain_env(name: str, value: str) -> str:
     return f"{name} {quote(value)} is not a valid variable name"
 
 
+@explain(NAME)
+def _explain_name(name: str, value: str) -> str:
+    return f"{name} {quote(value)} is not a declared job's name (letters, digits, _ . -)"
+
+
 @explain(ID)
 def _explain_id(name: str, value: str) -> str:
     return f"{name} {quote(value)} is not a job id like 'j1' or a declared job's name"
@@ -173,7 +181,15 @@ _JOB_PROPERTIES: dict[str, Any] = {
     "wake": {"type": "boolean", "description": "Report the finish proactively (start)."},
     "detached": {
         "type": "boolean",
-        "description": "Leave it running when the session ends (start).",
+        "description": "Leave it running when the session ends (start, up).",
+    },
+    "names": {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_NAMES,
+        "items": {"type": "string", "pattern": NAME, **SINGLE_LINE},
+        "description": "up: these declared jobs and what they depend on (default: those "
+        "with autostart). down: these and what depends on them (default: all).",
     },
     "stdin": {"type": "boolean", "description": "Give the job a stdin pipe (start)."},
     "env": ENV,
@@ -214,6 +230,11 @@ _JOB_PROPERTIES: dict[str, Any] = {
         "maximum": MAX_PORT,
         "description": "wait: return as soon as the job's process tree listens on this TCP "
         "port (the job keeps running).",
+    },
+    "ready": {
+        "type": "boolean",
+        "description": "wait: return once the declared jobs' readiness probes pass "
+        "(reason ready), or one gives up (reason not-ready); not with until or port.",
     },
     "grep": {
         "type": "string",
@@ -322,17 +343,23 @@ def _job_rules() -> list[dict[str, Any]]:
             "wait",
             {
                 "properties": only(
-                    {"id", "ids", "mode", "until", "fromStart", "port", "timeoutMs"},
+                    {"id", "ids", "mode", "until", "fromStart", "port", "ready", "timeoutMs"},
                     f,
                     timeoutMs=WAIT_TIMEOUT,
                 ),
                 "dependentRequired": {"fromStart": ["until"]},
                 # neither id nor ids: the session's running jobs, until the first ends
-                "allOf": [{"not": {"required": ["id", "ids"]}}],
+                "allOf": [
+                    {"not": {"required": ["id", "ids"]}},
+                    {"not": {"required": ["ready", "until"]}},
+                    {"not": {"required": ["ready", "port"]}},
+                ],
             },
         ),
         when("action", "restart", {"required": ["id"], "properties": only({"id"}, f)}),
         when("action", "clear", {"properties": only({"id", "all"}, f)}),
+        when("action", "up", {"properties": only({"names", "detached"}, f)}),
+        when("action", "down", {"properties": only({"names"}, f)}),
     ]
 
 
@@ -341,8 +368,9 @@ JOB: dict[str, Any] = {
     "title": "job",
     "description": (
         "Run shell commands as background jobs: start returns an id at once; "
-        "list, status, logs, send, kill, wait, restart and clear act on jobs. Each action takes "
-        "only its own fields; a null field counts as omitted."
+        "list, status, logs, send, kill, wait, restart and clear act on jobs; up and down "
+        "start and stop the project's declared jobs (jobs-tui.toml), whose names an id may "
+        "be. Each action takes only its own fields; a null field counts as omitted."
     ),
     "type": "object",
     "additionalProperties": False,

@@ -18,6 +18,7 @@ from typing import Any
 from jobs_tui.engine.shim.protocol import KILL_SIGNALS
 
 from .callschema import (
+    DECLARED_NAME,
     DRAFT,
     ENV,
     ISO_TIME,
@@ -44,13 +45,13 @@ from .schemacheck import explain, quote
 
 MAX_CHARS = 65_536
 MAX_TIMEOUT_S = 86_400
-SESSION = r"^j?[1-9][0-9]{0,8}$"  # 1 or j1
+SESSION = rf"^(?:j?[1-9][0-9]{{0,8}}|{DECLARED_NAME})$"  # 1, j1, or a declared job's name
 BASE64 = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
 
 
 @explain(SESSION)
 def _explain_session(name: str, value: str) -> str:
-    return f"{name} {quote(value)} is not a session id such as 1 (or j1)"
+    return f"{name} {quote(value)} is not a session id such as 1 (or j1) or a declared job's name"
 
 
 @explain(BASE64)
@@ -86,7 +87,8 @@ SESSION_ID = {
     "maximum": MAX_JOB_NUMBER,
     "pattern": SESSION,
     **SINGLE_LINE,
-    "description": "The session_id a previous result returned (1, or its job id 'j1').",
+    "description": "The session_id a previous result returned (1, or its job id 'j1'), "
+    "or a declared job's name (its current job).",
 }
 
 EXEC_COMMAND = _tool(
@@ -232,7 +234,8 @@ _PROCESS_PROPERTIES: dict[str, Any] = {
         "type": "string",
         "pattern": SESSION,
         **SINGLE_LINE,
-        "description": "The sessionId exec returned (j1); every action but list.",
+        "description": "The sessionId exec returned (j1), or a declared job's name; every "
+        "action but list.",
     },
     "data": text_spec(MAX_CHARS, "write: stdin text."),
     "eof": {"type": "boolean", "description": "write: close stdin afterwards."},

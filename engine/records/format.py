@@ -65,7 +65,9 @@ def elapsed_ms(record: JobRecord, now_ms: float) -> float:
 
 
 def outcome(record: JobRecord, now_ms: float) -> str:
-    """`✓ exit 0 · 12.0s`, `✗ exit 2 · 3.1s`, `■ killed · SIGTERM`, `■ killed by deadline · …`."""
+    """`✓ exit 0 · 12.0s`, `✗ exit 2 · 3.1s`, `■ killed · SIGTERM`, `■ killed by deadline · …`;
+    a declared job's `✗ exit 1 · crash loop after 3 restarts · 5.2s` and `✗ never ran: db
+    ended before it was ready (exit 1) · 0.4s`."""
     took = duration(elapsed_ms(record, now_ms))
     mark = glyph(record)
     if record.exit_not_written:  # a reader's view: the shim keeps what it could not write
@@ -79,9 +81,14 @@ def outcome(record: JobRecord, now_ms: float) -> str:
     left = remaining_note(record)
     if left:
         took = f"{left} · {took}"
+    if record.end_reason == "dependency":  # a declared job that never ran
+        why = record.phase_detail or "a dependency did not get there"
+        return f"{mark} never ran: {why} · {took}"
     if record.status is JobStatus.EXITED:
         return f"{mark} exit 0 · {took}"
     if record.status is JobStatus.FAILED:
+        if record.end_reason == "crash-loop":
+            return f"{mark} exit {record.exit_code} · {crash_loop(record)} · {took}"
         return f"{mark} exit {record.exit_code} · {took}"
     if record.status is JobStatus.KILLED:
         why = {
@@ -91,6 +98,12 @@ def outcome(record: JobRecord, now_ms: float) -> str:
         }
         return f"{mark} {why.get(record.end_reason or '', 'killed')} · {record.signal} · {took}"
     return f"{mark} unknown · exit code not recorded · {took}"
+
+
+def crash_loop(record: JobRecord) -> str:
+    """`crash loop after 3 restarts`: a declared job that exited again past max_restarts."""
+    count = record.restarts or 0
+    return f"crash loop after {count} restart{'' if count == 1 else 's'}"
 
 
 def not_written(record: JobRecord) -> str:

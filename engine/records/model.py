@@ -46,7 +46,19 @@ class EndReason(StrEnum):
     CRASH_LOOP = "crash-loop"  # a declared job exited again after max_restarts restarts
 
 
-ACTIONS = ("start", "list", "status", "logs", "send", "kill", "wait", "clear", "restart")
+ACTIONS = (
+    "start",
+    "list",
+    "status",
+    "logs",
+    "send",
+    "kill",
+    "wait",
+    "clear",
+    "restart",
+    "up",  # the project's declared jobs (jobs-tui.toml), in dependency order
+    "down",
+)
 
 # (python attribute, JSON key, accepted JSON types, may be null)
 _CORE: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (

@@ -33,6 +33,7 @@ class ExitInfo:
     remaining: int | None = None  # processes of the tree alive at the exit (the end's)
     restarts: int | None = None  # a declared job's restarts by its shim (the end's)
     last_exit: int | None = None  # and the exit status the last of them followed
+    phase_detail: str | None = None  # and why it ended (crash loop, a dependency), raw
 
 
 def _read_small(
@@ -82,7 +83,7 @@ def read_exit(
     # The end holds up to 2 KiB of raw output as JSON (a control byte is 6 bytes there):
     # read enough of it to parse, whatever the tail was.
     end_raw = _read_small(paths.end(job_id), END_LIMIT, problems)
-    restarts = last_exit = None
+    restarts = last_exit = detail = None
     if end_raw:
         try:
             end = json.loads(end_raw)
@@ -104,6 +105,7 @@ def read_exit(
             restarts = end.get("restarts")
             restarts = restarts if isinstance(restarts, int) and restarts >= 0 else None
             last_exit = status_value_of(end.get("lastExit"))
+            detail = end.get("phaseDetail") if isinstance(end.get("phaseDetail"), str) else None
     return ExitInfo(
         status,
         reason,
@@ -116,6 +118,7 @@ def read_exit(
         remaining=left,
         restarts=restarts,
         last_exit=last_exit,
+        phase_detail=detail[:500] if detail else None,
     )
 
 

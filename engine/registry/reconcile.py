@@ -96,6 +96,8 @@ def finish(
         if info.restarts is not None:  # a declared job's, from its end file
             record.restarts, record.last_exit = info.restarts, info.last_exit
             record.phase, record.waiting_for = "ended", None
+            if info.phase_detail is not None:
+                record.phase_detail = info.phase_detail
     record.status, record.exit_code, record.signal = status, code, sig
     record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms
     record.stopping_at = None

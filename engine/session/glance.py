@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from jobs_tui.engine.config import Config, resolve_registry_dir
+from jobs_tui.engine.records.ids import is_job_id
 from jobs_tui.engine.records.model import JobRecord, now_ms
 from jobs_tui.engine.registry import regfiles
 from jobs_tui.engine.registry.exitfiles import read_exit
@@ -104,7 +105,13 @@ class Glance:
         return record.session_id == self.session_id
 
     def get(self, job_id: str) -> JobRecord | None:
-        record = self.registry.get(job_id)
+        """The record of an id, or of a declared name (its current job, as `JobManager.get`)."""
+        if is_job_id(job_id):
+            record = self.registry.get(job_id)
+        else:
+            from .declaring import current  # here: only a name needs it
+
+            record = current(self.registry.all(), job_id)
         if record is not None:
             self._count_remaining([record])
         return record

@@ -10,6 +10,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from jobs_tui.engine.calls.callschema import NAME
 from jobs_tui.engine.records.format import elapsed_ms as format_elapsed_ms
 from jobs_tui.engine.records.ids import is_job_id
 from jobs_tui.engine.records.model import JobRecord, now_ms
@@ -36,8 +37,12 @@ OUTPUT_CAP = 32 * 1024  # bytes of output one call returns at most; the rest sta
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
+_NAME = re.compile(NAME)
+
+
 def job_id_from(value: Any, field: str) -> str:
-    """`1`, `"1"` or `"j1"` -> `"j1"`; anything else is an error naming `field`."""
+    """`1`, `"1"` or `"j1"` -> `"j1"`; a declared job's name (`"api"`) as it is, for
+    `resolve_name`; anything else is an error naming `field`."""
     text = value
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**10:
         text = str(value)
@@ -45,7 +50,22 @@ def job_id_from(value: Any, field: str) -> str:
         candidate = text if text.startswith("j") else f"j{text}"
         if is_job_id(candidate):
             return candidate
-    raise ToolInputError(f"{field} {quote(value)} is not a session id such as 1 (or j1)", field)
+        if _NAME.match(text) and "\n" not in text:
+            return text
+    raise ToolInputError(
+        f"{field} {quote(value)} is not a session id such as 1 (or j1) or a declared job's name",
+        field,
+    )
+
+
+def resolve_name(manager: JobManager, v: dict[str, Any]) -> dict[str, Any]:
+    """A call's `job_id` that is a declared name -> its current job's id, once, before
+    the call acts: what the facades keep by id (unread cursors, kills under way) is then
+    that job's, and a restart under the name is a new session. UnknownJob if none."""
+    job_id = v.get("job_id")
+    if isinstance(job_id, str) and not is_job_id(job_id):
+        v["job_id"] = manager.get(job_id).id
+    return v
 
 
 def parse_utc(text: str, field: str) -> float:

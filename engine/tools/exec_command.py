@@ -38,6 +38,7 @@ from .common import (
     job_id_from,
     merge_fields,
     parse_utc,
+    resolve_name,
     state,
     wait_until,
 )
@@ -78,7 +79,7 @@ class ExecCommandTools(Facade):
             unknown = ToolInputError(f"unknown tool {quote(tool)}", "tool")
             return error_result("operation", clip(str(tool)), unknown)
         try:
-            return await handler(check_call(tool, args))
+            return await handler(resolve_name(self.jm, check_call(tool, args)))
         except (ToolInputError, JobError) as exc:
             result = error_result("operation", tool, exc)
             # the engine's names for what this vocabulary calls otherwise

@@ -64,6 +64,8 @@ class JobCall:
     since_ms: int | None = None  # logs: `since`, resolved to epoch ms
     timestamps: bool = False
     raw: bool = False  # logs: the bytes as written (a terminal job's escapes and all)
+    names: tuple[str, ...] | None = None  # up, down: declared names (None: all)
+    ready: bool = False  # wait: until the declared jobs' probes pass
 
 
 def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
@@ -101,7 +103,15 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
             until=v.get("until"),
             from_start=v.get("fromStart", False),
             port=v.get("port"),
+            ready=v.get("ready", False),
             timeout_ms=v.get("timeoutMs", DEFAULT_WAIT_MS),
+        )
+    if action in ("up", "down"):
+        names = v.get("names")
+        return JobCall(
+            action=action,
+            names=tuple(dict.fromkeys(names)) if names is not None else None,
+            detached=v.get("detached"),
         )
     if action == "logs":
         _regex(v, "grep")
@@ -189,6 +199,8 @@ async def run_call(
         return details
     except JobError as exc:
         details = _error(call.action, str(exc))
+        if isinstance(getattr(exc, "errors", None), list):  # a declared file's (up, down)
+            details["errors"] = exc.errors  # type: ignore[attr-defined]
         record = manager.find(call.id) if call.id else None
         if record is not None:
             details["job"] = record.to_json()
@@ -263,6 +275,10 @@ async def dispatch(
         return _kill(killed)
     if action == "wait":
         return await wait(manager, call, screen_scanner)
+    if action in ("up", "down"):
+        from .stack import down, up  # the declared file is read only by these two
+
+        return await (up if action == "up" else down)(manager, call)
     cleared = await manager.clear(call.id, all=call.all)
     return {"action": action, "jobs": [r.to_json() for r in cleared], "cleared": len(cleared)}
 

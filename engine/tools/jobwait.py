@@ -1,6 +1,7 @@
 """The `job` tool's `wait` action: one job, several, or (neither `id` nor `ids`) the next
-finish of the session's jobs; for its end, a line (`until`) or a listening TCP port
-(`port`), at most `timeoutMs`.
+finish of the session's jobs; for its end, a line (`until`), a listening TCP port
+(`port`) or declared jobs' readiness (`ready`: reason `ready`, or `not-ready` when a
+probe gave up at its limit), at most `timeoutMs`.
 
 The next finish is the oldest one not yet reported (a job that ended while the model was
 busy, which no wait, status or hook has told of: `seen` is false), else the first of
@@ -33,7 +34,8 @@ async def wait(
 ) -> dict[str, Any]:
     if call.id is None and call.ids is None:
         return await _wait_next(manager, call, screen_scanner)
-    if call.ids is not None or call.until is not None or call.mode is not None or call.port:
+    many = call.ids is not None or call.until is not None or call.mode is not None
+    if many or call.port or call.ready:
         return await _wait_many(manager, call, screen_scanner)
     job_id = call.id or ""
     manager.get(job_id)
@@ -102,6 +104,7 @@ async def _many(
         timeout_ms=call.timeout_ms or 0,
         screen_scanner=screen_scanner,
         port=call.port,
+        ready=call.ready,
     )
 
 

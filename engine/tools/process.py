@@ -31,6 +31,7 @@ from .common import (
     error_result,
     job_id_from,
     merge_fields,
+    resolve_name,
     state,
 )
 from .cursors import Facade
@@ -67,7 +68,7 @@ class ProcessTools(Facade):
     async def call(self, tool: str, args: Any = None) -> dict[str, Any]:
         action = args.get("action") if isinstance(args, dict) else None
         try:
-            v = check_call(tool, args)
+            v = resolve_name(self.jm, check_call(tool, args))
             if tool == "exec":
                 return await self._exec(v)
             return await self._process(v)

@@ -29,6 +29,8 @@ VERBS = (
     "restart",
     "exec",
     "poll",
+    "up",
+    "down",
     "config",
     "schema",
     "setup",
@@ -167,7 +169,7 @@ def test_errors_have_one_shape_with_field_and_code(cli: Cli, schemas):
     cli.ok("start", "--", "sleep 30")
     cases = [
         (("status", "j9", "--json"), 3, "unknown-id", "ID"),
-        (("status", "nope", "--json"), 2, "usage", "ID"),
+        (("status", "a/b", "--json"), 2, "usage", "ID"),  # "nope" is a name
         (("send", "j1", "x", "--json"), 4, "refused", "ID"),
         (("clear", "j1", "--json"), 4, "refused", "ID"),
         (("start", "--json", "--timeout-ms", "abc", "--", "true"), 2, "usage", "--timeout-ms"),

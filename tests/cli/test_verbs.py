@@ -99,7 +99,8 @@ def test_errors_have_their_exit_codes_and_go_to_stderr(cli: Cli):
     assert cli("wait", "j42").code == 3
     bad = cli("logs", "j1", "--lines", "0")
     assert bad.code == 2 and "lines 0 is outside" in bad.err
-    assert cli("status", "nope").code == 2
+    assert cli("status", "a/b").code == 2  # neither an id nor a declared name
+    assert cli("status", "nope").code == 3  # a name nothing declared
     assert cli("start", "--timeout-ms", "0", "--", "true").code == 2
     assert cli("start", "--cwd", "/no/such/dir", "--", "true").code == 2
     assert cli("start", "--tty", "--cols", "5", "--", "true").code == 2

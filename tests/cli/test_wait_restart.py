@@ -89,7 +89,7 @@ def test_wait_refuses_a_bad_regex_or_id_naming_it(cli: Cli):
     assert bad.code == 2 and bad.json()["field"] == "--until", bad
     assert "--until" in bad.err
     assert cli("wait", "j1", "j99").code == 3
-    assert cli("wait", "j1", "x1").code == 2
+    assert cli("wait", "j1", "x/1").code == 2  # "x1" would be a declared name (exit 3)
     assert cli("wait", "j1", "--from-start").code == 2  # needs --until
 
 

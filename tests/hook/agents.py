@@ -32,7 +32,10 @@ class HookRun:
 class FakeAgent:
     """One agent client: its MCP server is its child, its hooks are its children."""
 
-    def __init__(self, registry: Path, scratch: Path, name: str = "agent") -> None:
+    def __init__(
+        self, registry: Path, scratch: Path, name: str = "agent", cwd: Path | None = None
+    ) -> None:
+        """`cwd`: where the client (and so its server) runs: the project it works in."""
         self.registry = registry
         self.server_log = scratch / f"{name}-server.err"
         self.process = subprocess.Popen(
@@ -41,6 +44,7 @@ class FakeAgent:
             stdout=subprocess.PIPE,
             text=True,
             env=dict(os.environ),
+            cwd=cwd,
         )
         self._buffer = ""
 

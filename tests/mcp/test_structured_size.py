@@ -9,6 +9,7 @@ output schema the tool declares. The full record stays the `jobs://job/{id}` res
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -115,6 +116,11 @@ async def test_every_job_tool_returns_what_a_model_acts_on_within_twice_its_text
         assert restarted["restartOf"] == "j1" and restarted["job"]["id"] == "j5"
         cleared = await meter.call("job_clear", id="j2")
         assert cleared == {"cleared": 1, "ids": ["j2"]}
+        (Path(cwd) / "jobs-tui.toml").write_text('[jobs.web]\ncommand = "exec sleep 30"\n')
+        upped = await meter.call("job_up")  # issue 26: the declared jobs
+        assert [j["name"] for j in upped["started"]] == ["web"]
+        downed = await meter.call("job_down")
+        assert [j["name"] for j in downed["stopped"]] == ["web"]
         assert "reason" not in done and "signalled" not in killed  # said only when news
         # ... and the text says as much, for the clients that hand the model the text
         texts = dict(zip([name for name, _, _ in meter.rows], meter.texts, strict=True))
@@ -139,6 +145,8 @@ async def test_every_job_tool_returns_what_a_model_acts_on_within_twice_its_text
             restarted,
             short,
             cleared,
+            upped,
+            downed,
         ):
             leaked |= _keys(row_result) & INTERNAL
         assert not leaked, leaked

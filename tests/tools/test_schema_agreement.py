@@ -134,7 +134,7 @@ REFUSED = [
     ("exec_command", "write_stdin", {"session_id": 1, "chars": "\\400"}),
     ("exec_command", "write_stdin", {"session_id": 1, "chars_b64": "%%%"}),
     ("exec_command", "write_stdin", {"session_id": 1, "chars_b64": "YQ"}),
-    ("exec_command", "write_stdin", {"session_id": "x"}),
+    ("exec_command", "write_stdin", {"session_id": "x!"}),  # "x" would be a declared name
     ("exec_command", "write_stdin", {"session_id": 0}),
     ("exec_command", "write_stdin", {"session_id": 10**5000}),
     ("exec_command", "write_stdin", {"session_id": "j1\n"}),
@@ -154,7 +154,7 @@ REFUSED = [
     ("process", "exec", {"command": "x", "env": {"A": "a\x00"}}),
     ("process", "exec", {"command": "x", "env": {"A\n": "a"}}),
     ("process", "process", {"action": "poll"}),
-    ("process", "process", {"action": "poll", "sessionId": "nope"}),
+    ("process", "process", {"action": "poll", "sessionId": "no pe"}),
     ("process", "process", {"action": "list", "sessionId": "j1"}),
     ("process", "process", {"action": "poll", "sessionId": "j1", "data": "x"}),
     ("process", "process", {"action": "write", "sessionId": "j1"}),

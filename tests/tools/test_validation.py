@@ -116,7 +116,8 @@ def test_session_ids():
     assert job_id_from(3, "session_id") == "j3"
     assert job_id_from("3", "session_id") == "j3"
     assert job_id_from("j3", "sessionId") == "j3"
-    for bad in (0, -1, "x", "j0", True, None, "j1\n"):
+    assert job_id_from("api", "sessionId") == "api"  # a declared name, resolved later
+    for bad in (0, -1, "x!", "j0", True, None, "j1\n", "api\n"):
         with pytest.raises(ToolInputError) as caught:
             job_id_from(bad, "sessionId")
         assert caught.value.field == "sessionId"

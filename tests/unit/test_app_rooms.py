@@ -17,6 +17,7 @@ ROOMS = ("hook", "mcp", "serve", "setup", "tty", "verbs")
 TOP = {
     "cli",  # the entry point (`jobs_tui.app.cli:main`), which dispatches to the doors
     "argv",  # the parser: every door's options
+    "verbargs",  # each verb's own arguments, which the parser builds from
     "argcheck",  # and the checks of what was typed
     "since",
     "errors",  # what every door shares: exit codes and errors, output, the session

@@ -45,6 +45,9 @@ FIELD_TYPES = {
     # issue 23
     "raw": "boolean",
     "port": "integer",
+    # issue 26
+    "names": "array",
+    "ready": "boolean",
 }
 
 
@@ -201,9 +204,9 @@ def test_clear_without_and_with_id():
     assert validate({"action": "clear", "all": True}).all is True
 
 
-def test_actions_are_the_reference_eight_and_restart():
+def test_actions_are_the_reference_eight_restart_and_up_down():
     reference = ("start", "list", "status", "logs", "send", "kill", "wait", "clear")
-    assert tuple(ACTIONS) == (*reference, "restart")  # issue 11 adds restart
+    assert tuple(ACTIONS) == (*reference, "restart", "up", "down")  # issues 11 and 26
 
 
 @pytest.mark.parametrize("action", ["status", "logs", "send", "kill", "restart"])
@@ -331,9 +334,20 @@ def test_applies_table_matches_the_reference():
     assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps", "raw"}
     assert applies("send") == {"id", "input", "newline", "eof"}
     assert applies("kill") == {"id", "signal"}
-    assert applies("wait") == {"id", "ids", "mode", "until", "fromStart", "port", "timeoutMs"}
+    assert applies("wait") == {
+        "id",
+        "ids",
+        "mode",
+        "until",
+        "fromStart",
+        "port",
+        "ready",  # issue 26
+        "timeoutMs",
+    }
     assert applies("clear") == {"id", "all"}
     assert applies("restart") == {"id"}
+    assert applies("up") == {"names", "detached"}  # issue 26
+    assert applies("down") == {"names"}
     assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "restart"}
 
 
