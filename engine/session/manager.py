@@ -33,8 +33,8 @@ from . import declaring, restarts, starting
 from .control import Controller
 from .lifecycle import Lifecycle
 from .logreads import LogReads
+from .parts import Subscriber, Subscribers
 from .reading import LogReader
-from .subscribers import Subscriber, Subscribers
 from .supervision import Supervisor
 
 if TYPE_CHECKING:

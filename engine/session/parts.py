@@ -3,24 +3,25 @@ through, so no part imports the facade back (issue 25).
 
 `JobManager` composes the parts (`Controller`, the start, the restart, the wait); each part
 takes the session as the view below that names what it uses, and `JobManager` is every
-one of them. A part that needs more of the session says so here first.
+one of them. A part that needs more of the session says so here first. `Subscribers`,
+the one part every other publishes through, lives here too.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from jobs_tui.engine.records.model import JobEvent, JobRecord
 
+if TYPE_CHECKING:
     from jobs_tui.engine.config import Config
-    from jobs_tui.engine.records.model import JobRecord
     from jobs_tui.engine.records.results import KillResult
     from jobs_tui.engine.registry.exitfiles import ExitInfo
     from jobs_tui.engine.registry.paths import RegistryPaths
     from jobs_tui.engine.registry.table import Registry
 
-    from .subscribers import Subscriber
     from .supervision import Supervisor
 
 
@@ -103,3 +104,26 @@ class DeclaredSession(Protocol):
     async def kill(
         self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False, stop: bool = False
     ) -> KillResult: ...
+
+
+Subscriber = Callable[[JobEvent], None]
+
+
+class Subscribers:
+    """The callbacks `JobManager.subscribe` registered, and the events they are given."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Subscriber] = []
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback` with each JobEvent; returns the unsubscribe function."""
+        self._callbacks.append(callback)
+        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+    def publish(self, kind: str, record: JobRecord) -> None:
+        self.announce(JobEvent.of(kind, record))
+
+    def announce(self, event: JobEvent) -> None:
+        for callback in list(self._callbacks):
+            with contextlib.suppress(Exception):
+                callback(event)

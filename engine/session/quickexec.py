@@ -29,7 +29,7 @@ from jobs_tui.engine.shim.protocol import EV_EXIT, EV_STATE, OP_WATCH, exit_info
 from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
 from .newjob import kept_for_restart, new_record, reserve_id
-from .outputnews import take_output
+from .shimnews import take_output
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
 if TYPE_CHECKING:

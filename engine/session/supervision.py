@@ -37,9 +37,8 @@ from jobs_tui.engine.shim.protocol import (
 
 from .launch import LaunchError, launch, start_spec
 from .link import LinkClosed, ShimLink
-from .outputnews import take_output
-from .phases import apply_phase
 from .reconciling import Reconciling
+from .shimnews import apply_phase, take_output
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable

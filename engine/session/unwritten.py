@@ -28,7 +28,7 @@ from jobs_tui.engine.shim import procs
 from jobs_tui.engine.shim.logwriter import DISK_FULL
 from jobs_tui.engine.shim.protocol import OP_STATE, exit_info_fields
 
-from .outputnews import take_output
+from .shimnews import take_output
 
 ASK_TIMEOUT_S = 0.5  # a shim answers in a millisecond: one stopped or swamped is not waited for
 ASK_BUDGET_S = 1.0  # running jobs asked for their losses on a full disk: no longer than this

@@ -11,7 +11,7 @@ from jobs_tui.engine.config import Config
 from jobs_tui.engine.records.model import JobRecord, JobStatus
 from jobs_tui.engine.registry.paths import RegistryPaths, job_file_number
 from jobs_tui.engine.session.launch import start_spec
-from jobs_tui.engine.session.phases import apply_phase
+from jobs_tui.engine.session.shimnews import apply_phase
 from jobs_tui.engine.shim.declared import marker_line
 from jobs_tui.engine.shim.probes import LogProbe, split_url
 

@@ -1,12 +1,40 @@
-"""A declared job's phase, as its shim reports it (`phase` events and `state` replies),
-into its record: the screen's `waiting for db`, `restarting 2/5`, and the pid of the
-command running now (a restart by the shim changes it; the id and log stay)."""
+"""What a shim's events tell about a job, taken into its record: its output (byte counts,
+lost bytes, the log's note, the latest line) and, for a declared job, its phase (the
+screen's `waiting for db`, `restarting 2/5`, and the pid of the command running now: a
+restart by the shim changes it; the id and log stay). One rule for the event-loop
+Supervisor and the command line's quick exec."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import last_line
+
+
+def take_output(record: JobRecord, message: dict[str, Any]) -> tuple[bool, bool]:
+    """Byte counts, lost bytes, the log's note and the latest line, as the shim says.
+
+    Returns (a field worth writing at once changed, the last line changed): a printing
+    job's last line changes every second, and each caller decides when that is written.
+    """
+    changed = False
+    if isinstance(message.get("bytes"), int):
+        record.log_bytes = message["bytes"]
+    lost = message.get("lostBytes")
+    if isinstance(lost, int) and lost > record.log_lost_bytes:
+        record.log_lost_bytes = lost
+        changed = True
+    note = message.get("logNote")
+    if isinstance(note, str) and note != record.log_note:
+        record.log_note = note[:80]
+        changed = True
+    tail = message.get("tail")
+    line = last_line(tail) if isinstance(tail, str) else ""
+    if line and line != record.last_line:
+        record.last_line = line
+        return changed, True
+    return changed, False
 
 
 def _int(value: Any) -> int | None:
