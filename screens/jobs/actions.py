@@ -102,6 +102,8 @@ class JobActions(_Base):
 
     # -- destructive verbs, each behind a y/N ------------------------------------------
     def action_kill(self) -> None:
+        if self._declared_kill():  # a declared job: `down NAME` (declaring.py)
+            return
         record = self.selected
         if record is None:
             self.notify("No job selected.", severity="warning")
@@ -274,6 +276,8 @@ class JobActions(_Base):
         self.refresh_jobs(force=True)
 
     def action_restart(self) -> None:
+        if self._declared_restart():  # a not-started row: started (declaring.py)
+            return
         record = self.selected
         if record is None:
             self.notify("No job selected.", severity="warning")

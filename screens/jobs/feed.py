@@ -14,7 +14,7 @@ from typing import Any
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.screens.widgets.source import Clock, JobSource
 
-from .rows import any_running, counts_fingerprint, row_order
+from .ordering import any_running, counts_fingerprint, row_order
 from .summary import pruned_jobs
 
 RECONCILE_S = 1.0  # how often the whole table is re-read: for what no event reports (peers)

@@ -19,7 +19,7 @@ from jobs_tui.screens.widgets.chips import StatusChips
 
 from .feed import SLACK
 from .latest_line import LATEST_S
-from .rows import any_running
+from .ordering import any_running
 
 if TYPE_CHECKING:
     from .screen import JobsScreen
