@@ -58,18 +58,12 @@ HELP: dict[str, str] = {
     "first": "the first job",
     "last": "the last job",
     "open_log": "open the job's log",
-    "kill": (
-        "kill the job (y/N); a declared job: stop it, the jobs that need it first (y/N); "
-        "on a stopping job: SIGKILL now (y/N)"
-    ),
+    "kill": "kill the job (y/N); on a stopping job: SIGKILL now; declared: down NAME",
     "take_over": "take over another session's running job (y/N)",
     "clear": "clear this session's finished jobs (y/N)",
-    "restart": (
-        "restart the job as a new one (y/N while it runs); a declared job not started: "
-        "start it (y/N)"
-    ),
+    "restart": "restart the job as a new one (y/N while it runs); not started: start it",
     "start_job": "start a command as a new job (ctrl+t in the prompt: with a terminal)",
-    "declared_start": "start the selected declared job, and what it depends on (y/N)",
+    "declared_start": "start the selected declared job and what it depends on (y/N)",
     "up_all": "bring the project's declared jobs up, in dependency order (y/N)",
     "down_all": "bring every declared job down, dependents first (y/N)",
     "zoom": "the selected job's detail and live tail over the whole screen (again: the list)",
@@ -106,14 +100,12 @@ def applies(
 # What `?` says of the keys that act on a job when the screen supervises every session's.
 SUPERVISE_HELP: dict[str, str] = {
     "kill": (
-        "kill the job, any session's (y/N); a declared job: stop it, the jobs that need it "
-        "first (y/N); on a stopping job: SIGKILL now (y/N)"
+        "kill the job, any session's (y/N); on a stopping job: SIGKILL now; declared: down NAME"
     ),
     "take_over": "make another session's running job this session's (y/N)",
     "clear": "clear the project's finished jobs, every session's (y/N)",
     "restart": (
-        "restart the job as a new one, any session's (y/N while it runs); a declared job "
-        "not started: start it (y/N)"
+        "restart the job as a new one, any session's (y/N while it runs); not started: start it"
     ),
 }
 
