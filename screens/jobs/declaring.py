@@ -85,6 +85,16 @@ class Declaring(_Base):
         job = self.stack.jobs.get(name) if self.stack is not None else None
         return tuple(detail_rows(record, job, name_states(self._rows)))
 
+    def _follow_start(self, rows: list[JobRecord]) -> None:
+        """The cursor on a not-started row whose name now has a job (whoever started
+        it) moves to that job's row, not to the row that takes its place."""
+        row = self.job_list.selected
+        if not is_not_started(row) or row is None:
+            return
+        started = next((r for r in rows if r.declared_name == row.id), None)
+        if started is not None and not is_not_started(started):
+            self.job_list.cursor_id = started.id
+
     def _declared_applies(self, action: str) -> bool | None:
         """Whether the footer shows `action` where declared jobs decide it (else None)."""
         row = self.job_list.selected

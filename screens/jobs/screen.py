@@ -263,6 +263,7 @@ class JobsScreen(
         self._feed.records = records
         rows = self._rows = with_declared(records, self.stack, self.source.session_id)
         shown = [r for r in rows if self._listed(r)] if self.filter_text else rows
+        self._follow_start(rows)
         self.job_list.set_records(shown)
         if self.filter_text or self.query_one(ListFilter).has_class("-open"):
             self.query_one(ListFilter).show_count(len(shown), len(rows))

@@ -118,7 +118,26 @@ async def test_declared_jobs_with_no_job_are_listed_as_not_started(jm, project):
         assert "db is not started; nothing to stop (s starts it)." in app.notes
         await pilot.press("enter")  # no log to open
         assert isinstance(app.screen, JobsScreen)
+        assert "db is not started: no log yet (s starts it)." in app.notes
     assert jm.jobs() == []
+
+
+async def test_a_job_another_session_starts_takes_its_rows_place_and_the_cursor(
+    jm, project, registry_dir
+):
+    stack = stack_of(project)
+    app = host(jm, stack)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await select(pilot, "worker")
+        async with JobManager(cwd=project, registry_dir=registry_dir) as other:  # `jobs-tui up`
+            started = (await other.up(stack, ["worker"], detached=True)).started
+            assert [r.declared_name for r in started] == ["worker"]
+            assert await until(lambda: "worker" not in row_ids(app), 5)
+            assert app.screen.selection == started[0].id  # the cursor went with the name
+            assert row_ids(app) == [started[0].id, "db", "api", "tool"]
+            assert await until(lambda: "worker  ready" in screen_text(app))
+            assert "peer" in screen_text(app)
+            await other.kill(started[0].id, "SIGKILL")
 
 
 async def test_s_starts_the_selected_job_and_what_it_needs_after_a_yes(jm, project):
