@@ -95,6 +95,13 @@ class Declaring(_Base):
         if started is not None and not is_not_started(started):
             self.job_list.cursor_id = started.id
 
+    def _described(self, action: str) -> str | None:
+        """`d` reads `Stop` on a running declared job: it is `down NAME`, not a kill."""
+        row = self.job_list.selected
+        if action == "kill" and row is not None and row.declared_name and row.running:
+            return "Stop"
+        return None
+
     def _declared_applies(self, action: str) -> bool | None:
         """Whether the footer shows `action` where declared jobs decide it (else None)."""
         row = self.job_list.selected

@@ -108,6 +108,8 @@ def detail_of(
     `usage`: what the running job uses (`cpu 12% · mem 85 MiB · 3 procs · listening :5173`);
     `declared`: a declared job's rows (`declared.detail_rows`, sanitized there)."""
     title = Content.assemble((record.id, "bold"), ("  " + sanitize_line(record.label), "bold"))
+    if isinstance(record, NotStarted):  # its id is its name (its label)
+        title = Content.styled(record.id, "bold")
     fields: list[Field] = []
 
     def field(name: str, value: str, style: str = "") -> None:

@@ -69,6 +69,7 @@ class JobsScreen(
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
     TRACKED = jobs_keys.TRACKED
+    DESCRIBED = ("kill",)  # `d` on a running declared job: Stop (down NAME)
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 

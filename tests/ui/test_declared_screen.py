@@ -4,6 +4,7 @@ loop's row, a waiting row, the detail pane's rows, and the app's `up` path."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.timeout(90)
 
 STACK = """
 [jobs.db]
-command = "sleep 0.6; echo 'ready to accept connections'; exec sleep 60"
+command = "sleep 1.5; echo 'ready to accept connections'; exec sleep 60"
 ready = { log = "ready to accept connections" }
 kill_grace_ms = 1000
 [jobs.api]
@@ -109,6 +110,7 @@ async def test_declared_jobs_with_no_job_are_listed_as_not_started(jm, project):
         assert app.screen.selected is None  # no job to kill, open or restart
         detail = detail_text(app)
         assert "· not started" in detail
+        assert app.screen.query_one(DetailPane).detail.title.plain == "api"
         assert "probe    none (ready once started)" in detail
         assert "restart  no" in detail
         assert "depends  db ready (is not started)" in detail
@@ -237,6 +239,7 @@ async def test_d_on_a_declared_job_is_down_with_the_jobs_that_need_it(jm, projec
     app = host(jm, stack)
     async with app.run_test(size=(120, 32)) as pilot:
         await select(pilot, db.id)
+        assert await until(lambda: "d Stop" in screen_text(app))  # not a kill: down db
         await pilot.press("d")
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
@@ -271,7 +274,8 @@ async def test_a_crash_loop_and_a_waiting_row(jm, project):
         await pilot.pause()
         await pilot.press("U")
         await pilot.press("y")
-        assert await until(lambda: "flaky  restarting 1/2" in screen_text(app), 10)
+        # 600 ms between restarts: each `restarting n/2` shows about that long
+        assert await until(lambda: re.search(r"flaky  restarting [12]/2", screen_text(app)), 10)
         assert await until(lambda: "web  waiting for never" in screen_text(app), 10)
         assert "never  starting" in screen_text(app)
         assert await until(lambda: "flaky  crash-loop · exit 1" in screen_text(app), 10)
