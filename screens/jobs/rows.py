@@ -110,6 +110,7 @@ class JobList(ScrollView, can_focus=False):
         self.usage: dict[str, JobUsage] = {}  # what running jobs use: columns in wide lists
         self._id_width = 3
         self._tag_width = 0
+        self._painted: dict[str, tuple[object, ...]] = {}  # a declared row's state, as drawn
 
     # -- data --------------------------------------------------------------------------
     @property
@@ -125,6 +126,7 @@ class JobList(ScrollView, can_focus=False):
         """New rows; the cursor stays on its job, or on the row where it was if that job left."""
         old_index, old_top = self.cursor_index, round(self.scroll_y)
         self.records = records
+        self._painted = {}  # every row is drawn again
         self._index = {r.id: i for i, r in enumerate(records)}
         self._id_width = max(3, max((id_cells(r) for r in records), default=3))
         self._tag_width = max((len(self._tag(r)) for r in records), default=0)
@@ -156,7 +158,11 @@ class JobList(ScrollView, can_focus=False):
         if index is None or row_order(self.records[index]) != row_order(record):
             return False
         old, self.records[index] = self.records[index], record
-        if shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
+        if old is record:  # changed in place (a declared job's phase): as it was drawn?
+            drawn = self._painted.get(record.id)
+            if record.declared_name is not None and drawn != declared_of(record):
+                self._refresh_row(index)
+        elif shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
             self._refresh_row(index)
         return True
 
@@ -305,6 +311,8 @@ class JobList(ScrollView, can_focus=False):
         if index >= len(self.records):
             return Strip.blank(width, base)
         record = self.records[index]
+        if record.declared_name is not None:
+            self._painted[record.id] = declared_of(record)
         on_cursor = record.id == self.cursor_id
         if on_cursor:
             base = base + self.get_component_rich_style("job-list--cursor")

@@ -10,12 +10,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from textual.app import App
 
 from jobs_tui.app.tui import JobsApp
 from jobs_tui.engine import Config, JobManager, JobStatus
 from jobs_tui.engine.declared import Stack, load_stack
 from jobs_tui.screens import ConfirmScreen, JobsScreen
 from jobs_tui.screens.jobs.detail import DetailPane
+from jobs_tui.screens.jobs.rows import JobList
 
 from .fakes import Host, screen_text, until
 
@@ -318,3 +320,31 @@ async def test_the_app_with_an_invalid_file_says_its_first_error_and_runs(jm, pr
         await pilot.pause(0.3)
         assert jm.jobs() == []  # nothing brought up
         assert len(notes) == 1
+
+
+class _ListApp(App[None]):
+    def __init__(self, job_list: JobList) -> None:
+        super().__init__()
+        self.job_list = job_list
+
+    def compose(self):
+        yield self.job_list
+
+
+async def test_a_phase_changed_in_place_repaints_its_row_at_once(jm, project):
+    """The engine changes a record's phase in place (its shim's `phase` event): the row,
+    no tick and no re-read here, is drawn again when the list takes the news."""
+    record = await jm.start("exec sleep 60", label="api")
+    record.declared_name, record.phase = "api", "starting"
+    job_list = JobList(lambda: record.started_at + 1000.0, jm.is_own, id="rows")
+    app = _ListApp(job_list)
+    async with app.run_test(size=(80, 6)) as pilot:
+        job_list.set_records([record])
+        await pilot.pause()
+        assert "api  starting" in screen_text(app)
+        record.phase = "ready"  # in place: the same object
+        assert job_list.update_record(record)
+        await pilot.pause()
+        assert "api  ready" in screen_text(app)
+        record.last_line = "GET / 200"  # output alone: nothing a row shows
+        assert job_list.update_record(record)
