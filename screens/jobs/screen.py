@@ -306,7 +306,8 @@ class JobsScreen(
         notice = self._summary.prune_notice(pruned, self.source.config.max_jobs)
         if notice is not None:
             self.notify(notice, markup=False)
-        text = self._summary.changed_text(records, self.source.session_id, pruned)
+        pending = len(self._rows) - len(records)  # declared jobs with no job yet
+        text = self._summary.changed_text(records, self.source.session_id, pruned, pending)
         if text is not None:
             self.query_one("#jobs-summary", Static).update(
                 Content.styled(text, "$text-muted"), layout=False

@@ -107,7 +107,7 @@ async def test_declared_jobs_with_no_job_are_listed_as_not_started(jm, project):
         for name in ("db", "api", "worker", "tool"):
             assert f"· {name}" in text
         assert text.count("not started") >= 4
-        assert "0 jobs" in text  # a declared job is no job yet
+        assert "0 jobs · 0 running · 0 failed · 0 peer · 4 declared not started" in text
         await select(pilot, "api")
         assert app.screen.selected is None  # no job to kill, open or restart
         detail = detail_text(app)
@@ -212,6 +212,9 @@ async def test_U_brings_the_file_up_and_D_brings_it_down_each_after_a_yes(jm, pr
         assert await until(lambda: state_of(jm, "api") == "ready", 10)
         assert await until(lambda: "Started db" in " ".join(app.notes))
         assert row_ids(app)[-1] == "tool"  # not autostart: still not started
+        assert await until(
+            lambda: "3 running · 0 failed · 0 peer · 1 declared not started" in screen_text(app)
+        )
         assert "tool" in screen_text(app) and "worker  ready" in screen_text(app)
         await pilot.press("U")  # everything it names runs
         assert "Every declared job of jobs-tui.toml it names already runs." in app.notes
