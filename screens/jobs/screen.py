@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Static
 
 from jobs_tui.engine.declared.model import Stack
 from jobs_tui.engine.procs.resources import JobUsage
@@ -28,7 +28,7 @@ from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.screens.widgets.chips import StatusChips
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.footer_keys import ApplicableKeys
-from jobs_tui.screens.widgets.list_filter import FilterInput, ListFilter, matches
+from jobs_tui.screens.widgets.list_filter import ListFilter, matches
 from jobs_tui.screens.widgets.outcome import Stopping
 from jobs_tui.screens.widgets.source import Clock, JobSource, wall_clock
 from jobs_tui.screens.widgets.supervising import acting_source
@@ -40,6 +40,7 @@ from .declaring import Declaring
 from .detail import DetailPane
 from .detail_fit import TAIL_SETTLE_S, DetailFit
 from .feed import RECONCILE_S, JobFeed
+from .filtering import ListFiltering
 from .keys import ListMoves
 from .latest_line import LATEST_S
 from .live_tail import LiveTail
@@ -64,7 +65,14 @@ class Body(Container):
 
 
 class JobsScreen(
-    Waking, Declaring, JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]
+    Waking,
+    Declaring,
+    JobActions,
+    JobStarting,
+    ListFiltering,
+    ListMoves,
+    ApplicableKeys,
+    Screen[None],
 ):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
@@ -397,41 +405,6 @@ class JobsScreen(
     def action_close(self) -> None:
         if not self.action_clear_filter():
             self.dismiss(None)
-
-    # -- the list filter (`/`) ---------------------------------------------------------
-    def action_clear_filter(self) -> bool:
-        """Esc where it does not close the screen (the app's home): a kept filter goes.
-        True when there was a filter to clear."""
-        if not (self.filter_text or self.query_one(ListFilter).has_class("-open")):
-            return False
-        self._close_filter()
-        return True
-
-    def action_filter(self) -> None:
-        bar = self.query_one(ListFilter)
-        bar.show_count(len(self.job_list.records), len(self._rows))
-        bar.open()
-
-    def _close_filter(self) -> None:
-        self.query_one(ListFilter).close()
-        self.filter_text = ""
-        self.set_focus(None)
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "jobs-filter-input":
-            event.stop()
-            self.filter_text = event.value
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "jobs-filter-input":  # keep the filter, give the keys back
-            event.stop()
-            self.set_focus(None)
-
-    def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
-        self._close_filter()
-
-    def watch_filter_text(self) -> None:
-        self._show_rows(self._feed.records)
 
     def watch_usage(self, usage: dict[str, JobUsage]) -> None:
         self.job_list.set_usage(usage)
