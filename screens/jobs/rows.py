@@ -28,7 +28,7 @@ from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.source import Clock
 
 from .declared import NOT_STARTED_GLYPH, NotStarted, row_label
-from .ordering import declared_of, id_cells, row_order, shown_of
+from .feed import declared_of, id_cells, row_order, shown_of
 
 ELAPSED_COLUMNS = 7
 PEER_TAG = " peer"

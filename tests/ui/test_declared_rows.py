@@ -28,7 +28,7 @@ from jobs_tui.screens.jobs.declared import (
     up_note,
     with_declared,
 )
-from jobs_tui.screens.jobs.ordering import counts_fingerprint, shown_of
+from jobs_tui.screens.jobs.feed import counts_fingerprint, shown_of
 
 STACK = """
 [jobs.db]
