@@ -114,6 +114,20 @@ class Declaring(_Base):
             self.notify(NO_STACK, severity="warning", markup=False)
         return self.stack
 
+    def _theirs(self, records: list[JobRecord]) -> bool:
+        """Whether `records` hold another session's job this screen may not act on (an
+        agent's dock): said, and nothing is stopped."""
+        theirs = [r for r in records if not may_act(self.source, r, self.supervise)]
+        if theirs:
+            named = listing([f"{r.declared_name} ({r.id})" for r in theirs], 4)
+            self.notify(
+                f"Not stopped: {named} {'is' if len(theirs) == 1 else 'are'} another "
+                "session's; jobs-tui down stops them.",
+                severity="warning",
+                markup=False,
+            )
+        return bool(theirs)
+
     def _can(self, verb: str) -> bool:
         if callable(getattr(self.actor, verb, None)):
             return True
@@ -216,6 +230,8 @@ class Declaring(_Base):
         if not running:
             self.notify("No declared job runs; nothing to bring down.")
             return
+        if self._theirs(list(running.values())):
+            return
         stack = self.stack
         names = list(running)
         if stack is not None:  # dependents first, as down stops them
@@ -247,6 +263,8 @@ class Declaring(_Base):
         stack = self.stack
         after = stack.dependents(name) if stack is not None and name in stack.jobs else []
         first = [n for n in after if n in running]
+        if self._theirs([running[n] for n in first]):
+            return True
         shown = sanitize_line(name, 64)
         if first:
             question = f"Stop {shown} ({row.id}) and {plural(len(first), 'job')} that need it?"

@@ -351,3 +351,26 @@ async def test_a_phase_changed_in_place_repaints_its_row_at_once(jm, project):
         assert "api  ready" in screen_text(app)
         record.last_line = "GET / 200"  # output alone: nothing a row shows
         assert job_list.update_record(record)
+
+
+async def test_an_agents_dock_does_not_bring_down_another_sessions_jobs(jm, project, registry_dir):
+    stack = stack_of(project)
+    async with JobManager(cwd=project, registry_dir=registry_dir) as other:
+        try:
+            worker = (await other.up(stack, ["worker"], detached=True)).started[0]
+            app = Host(lambda: JobsScreen(jm, stack=stack))  # supervise=False: a dock
+            async with app.run_test(size=(120, 32)) as pilot:
+                await select(pilot, worker.id)
+                await pilot.press("D")
+                assert await until(
+                    lambda: any(n.startswith("Not stopped: worker") for n in app.notes)
+                )
+                assert not isinstance(app.screen, ConfirmScreen)
+                await pilot.press("d")  # the dock's kill refuses another session's job
+                assert await until(
+                    lambda: f"{worker.id} is another session's job; not killed." in app.notes
+                )
+                await pilot.pause(0.3)
+                assert other.get(worker.id).running
+        finally:
+            await other.kill(worker.id, "SIGKILL")
