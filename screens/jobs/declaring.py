@@ -194,7 +194,10 @@ class Declaring(_Base):
             question = f"Start {named}" + (
                 f" and {plural(len(extra), 'job')} it needs?" if extra else "?"
             )
-        detail = f"Starts {listing(todo)}, each once what it depends on is as it asks"
+        detail = (
+            f"Starts {listing(todo)} in that order, each once its dependencies are as the "
+            "file asks (started, ready or succeeded)"
+        )
         if kept:
             detail += f"; {listing(kept)} already {'runs' if len(kept) == 1 else 'run'}"
         detail += f". {LIVES_ON}"

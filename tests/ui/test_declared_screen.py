@@ -152,7 +152,7 @@ async def test_s_starts_the_selected_job_and_what_it_needs_after_a_yes(jm, proje
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
         assert dialog.question == "Start api and 1 job it needs?"
-        assert dialog.detail.startswith("Starts db, api, each once")
+        assert dialog.detail.startswith("Starts db, api in that order, each once its dependencies")
         await pilot.press("n")
         await pilot.pause(0.3)
         assert jm.jobs() == []
