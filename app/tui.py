@@ -7,6 +7,10 @@ optionally starts the demo jobs, and when it ends (quit, a closed `serve` tab) o
 jobs it started itself and did not detach end with it. Quitting while those run asks:
 kill them, leave them running (detached), or stay. A job taken over here with `t` is
 detached when the app ends: quitting never kills a job the app did not start.
+
+The project's declared jobs (`jobs-tui.toml`, or what `up` reads without it) are read
+once at start into the app's `stack`, which the list follows; `run_tui(up=[...])` (the
+`jobs-tui up` verb) brings them up once the list is shown, detached: they outlive the app.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.reactive import reactive
 
 from jobs_tui.engine import JobError, JobManager
+from jobs_tui.engine.declared import DeclaredFileError, NoDeclaredFile, Stack, load_stack
 from jobs_tui.engine.records.model import JobRecord
+from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.engine.registry.ownership import taken_from
 from jobs_tui.screens import JobsScreen, QuitScreen
 from jobs_tui.screens.jobs.quit_dialog import QuitAnswer
@@ -54,14 +61,27 @@ class JobsApp(App[int]):
     TITLE = "jobs-tui"
     ENABLE_COMMAND_PALETTE = False
 
+    stack: reactive[Stack | None] = reactive(None, init=False)
+    """The project's declared jobs, read at start (None: it has none, or its file is
+    invalid: then a notification says the first error); the list follows it."""
+
     def __init__(
-        self, manager: JobManager, *, demo: bool = False, clock: Clock | None = None
+        self,
+        manager: JobManager,
+        *,
+        demo: bool = False,
+        clock: Clock | None = None,
+        up: list[str] | None = None,
     ) -> None:
+        """`up`: bring the declared jobs up once the list shows (`[]`: those with
+        `autostart`, else the named ones and what they depend on); None: not."""
         super().__init__()
         self.manager = manager
         self.demo = demo
         self.clock = clock
+        self.up = up
         self._quitting = False
+        self._stack_unread = False  # the file is there and could not be used
 
     async def on_mount(self) -> None:
         await self.manager.open()
@@ -69,15 +89,63 @@ class JobsApp(App[int]):
             from .demo import start_demo
 
             await start_demo(self.manager)
-        self.push_screen(
-            StandaloneJobsScreen(
-                self.manager,
-                clock=self.clock,
-                show_chips=True,
-                empty_text=EMPTY_TEXT,
-                supervise=True,
-            )
+        screen = StandaloneJobsScreen(
+            self.manager,
+            clock=self.clock,
+            show_chips=True,
+            empty_text=EMPTY_TEXT,
+            supervise=True,
         )
+        await self.push_screen(screen)
+        self.stack = self.read_stack()
+        if self.up is not None and not self._stack_unread:  # an invalid file: said already
+            screen.bring_up(list(self.up) or None)
+
+    def read_stack(self) -> Stack | None:
+        """The stack of the manager's project (its root's file); a problem is a notification."""
+        cwd = getattr(self.manager, "cwd", None)
+        if cwd is None:  # a source that is no project's (a test double)
+            return None
+        try:
+            stack = load_stack(cwd=cwd)
+        except NoDeclaredFile:
+            return None
+        except DeclaredFileError as exc:
+            self._stack_unread = True
+            first = exc.errors[0] if exc.errors else str(exc)
+            more = f" (and {len(exc.errors) - 1} more)" if len(exc.errors) > 1 else ""
+            self.notify(
+                sanitize_line(f"Declared jobs not read: {first}{more}", 400),
+                title="Declared jobs",
+                severity="error",
+                timeout=15,
+                markup=False,
+            )
+            return None
+        except OSError as exc:
+            self._stack_unread = True
+            self.notify(
+                sanitize_line(f"Declared jobs not read: {exc}", 400),
+                title="Declared jobs",
+                severity="error",
+                markup=False,
+            )
+            return None
+        if stack.warnings:
+            more = f" (and {len(stack.warnings) - 1} more)" if len(stack.warnings) > 1 else ""
+            self.notify(
+                sanitize_line(stack.warnings[0] + more, 400),
+                title="Declared jobs",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+        return stack
+
+    def watch_stack(self, stack: Stack | None) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, JobsScreen):
+                screen.stack = stack
 
     def running_own(self) -> list[str]:
         """Ids of the running jobs that quitting would kill (`started_here`)."""
@@ -149,13 +217,17 @@ async def close_session(manager: JobManager, *, leave_running: bool = False) -> 
     await manager.close()
 
 
-def run_tui(registry_dir: str | None = None, demo: bool = False) -> int:
-    """Run the app on the current directory's project registry; returns the exit status."""
+def run_tui(
+    registry_dir: str | None = None, demo: bool = False, up: list[str] | None = None
+) -> int:
+    """Run the app on the current directory's project registry; returns the exit status.
+    `up`: bring the project's declared jobs up once the list shows (`[]`: those with
+    `autostart`; names: those and what they depend on), detached."""
     import asyncio
 
     async def main() -> int:
         manager = JobManager(cwd=".", registry_dir_flag=registry_dir)
-        app = JobsApp(manager, demo=demo)
+        app = JobsApp(manager, demo=demo, up=up)
         try:
             result = await app.run_async()
         finally:

@@ -94,7 +94,9 @@ class JobActions(_Base):
         """A tty job opens on its emulated screen (typing into it is one key away)."""
         record = self.selected
         if record is None:
-            self.notify("No job selected.", severity="warning")
+            row = self.selected_row  # a declared job's not-started row: no log yet
+            said = f"{row.id} is not started: no log yet (s starts it)." if row else ""
+            self.notify(said or "No job selected.", severity="warning", markup=False)
             return
         screen = TerminalScreen if record.tty else LogScreen
         pane = screen(self.source, record.id, clock=self.clock, supervise=self.supervise)
@@ -102,6 +104,8 @@ class JobActions(_Base):
 
     # -- destructive verbs, each behind a y/N ------------------------------------------
     def action_kill(self) -> None:
+        if self._declared_kill():  # a declared job: `down NAME` (declaring.py)
+            return
         record = self.selected
         if record is None:
             self.notify("No job selected.", severity="warning")
@@ -274,6 +278,8 @@ class JobActions(_Base):
         self.refresh_jobs(force=True)
 
     def action_restart(self) -> None:
+        if self._declared_restart():  # a not-started row: started (declaring.py)
+            return
         record = self.selected
         if record is None:
             self.notify("No job selected.", severity="warning")

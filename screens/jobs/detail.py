@@ -1,4 +1,5 @@
-"""`DetailPane`: the selected job's command, cwd, outcome, owner and last output line."""
+"""`DetailPane`: the selected job's command, cwd, outcome, owner and last output line; a
+declared job's state, probe, probe result, restart policy and dependencies too."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.outcome import STATUS_STYLES, STOPPING_STYLE, Stopping, outcome_text
 from jobs_tui.screens.widgets.words import home_short
+
+from .declared import NOT_STARTED, NOT_STARTED_GLYPH, NotStarted
 
 FIELD_WIDTH = 9
 MUTED = "$text-muted"
@@ -82,6 +85,12 @@ RANK = {
     "cwd": 6,
     "flags": 7,
     "env": 8,
+    # a declared job's (declared.detail_rows): its state with the outcome, the rest after
+    "state": 1,
+    "result": 3,
+    "depends": 4,
+    "probe": 5,
+    "restart": 6,
 }
 
 
@@ -93,10 +102,14 @@ def detail_of(
     stopping: Stopping | None = None,
     last: str | None = None,
     usage: JobUsage | None = None,
+    declared: tuple[tuple[str, str], ...] = (),
 ) -> Detail:
     """The pane's fields; every string from the record is sanitized to one plain line.
-    `usage`: what the running job uses (`cpu 12% · mem 85 MiB · 3 procs · listening :5173`)."""
+    `usage`: what the running job uses (`cpu 12% · mem 85 MiB · 3 procs · listening :5173`);
+    `declared`: a declared job's rows (`declared.detail_rows`, sanitized there)."""
     title = Content.assemble((record.id, "bold"), ("  " + sanitize_line(record.label), "bold"))
+    if isinstance(record, NotStarted):  # its id is its name (its label)
+        title = Content.styled(record.id, "bold")
     fields: list[Field] = []
 
     def field(name: str, value: str, style: str = "") -> None:
@@ -104,8 +117,16 @@ def detail_of(
 
     field("command", sanitize_line(record.command, 2000))
     field("cwd", home_short(sanitize_line(record.cwd, 1000)))
+    if isinstance(record, NotStarted):  # no job yet: what the file declares, no more
+        field("outcome", f"{NOT_STARTED_GLYPH} {NOT_STARTED}", MUTED)
+        for name, value in declared:
+            if name != "state":
+                field(name, value)
+        return Detail(title, tuple(fields))
     state = COMPONENTS["stopping" if stopping and record.running else record.status]
     field("outcome", outcome_text(record, now_ms, stopping), state)
+    for name, value in declared:
+        field(name, value)
     if peer:
         owner = sanitize_line(record.session_id, 80)
         pid = f" · pid {record.pid}" if record.pid else ""
@@ -253,11 +274,20 @@ class DetailPane(Widget):
         stopping: Stopping | None = None,
         last: str | None = None,
         usage: JobUsage | None = None,
+        declared: tuple[tuple[str, str], ...] = (),
     ) -> bool:
         """Show `record`; True when what the pane shows changed."""
         detail = None
         if record is not None:
-            detail = detail_of(record, now_ms, peer=peer, stopping=stopping, last=last, usage=usage)
+            detail = detail_of(
+                record,
+                now_ms,
+                peer=peer,
+                stopping=stopping,
+                last=last,
+                usage=usage,
+                declared=declared,
+            )
         if detail == self.detail:
             return False
         self.detail = detail

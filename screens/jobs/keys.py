@@ -18,7 +18,16 @@ else:
     _Base = object
 
 # The actions whose applicability changes with the selection (the footer hides the others').
-TRACKED = ("open_log", "kill", "take_over", "clear", "restart")
+TRACKED = (
+    "open_log",
+    "kill",
+    "take_over",
+    "clear",
+    "restart",
+    "declared_start",
+    "up_all",
+    "down_all",
+)
 
 BINDINGS: list[BindingType] = [
     Binding("up,k", "move(-1)", "Up", show=False, id="jobs.up"),
@@ -33,6 +42,9 @@ BINDINGS: list[BindingType] = [
     Binding("x", "clear", "Clear finished", id="jobs.clear"),
     Binding("r", "restart", "Restart", show=False, id="jobs.restart"),
     Binding("a", "start_job", "Start", id="jobs.start"),
+    Binding("s", "declared_start", "Start declared", id="jobs.declared-start"),
+    Binding("U", "up_all", "Up all", id="jobs.up-all"),
+    Binding("D", "down_all", "Down all", show=False, id="jobs.down-all"),
     Binding("z", "zoom", "Zoom", show=False, id="jobs.zoom"),
     Binding("slash", "filter", "Filter", show=False, key_display="/", id="jobs.filter"),
     Binding("question_mark", "help", "Keys", key_display="?", id="jobs.help"),
@@ -46,11 +58,14 @@ HELP: dict[str, str] = {
     "first": "the first job",
     "last": "the last job",
     "open_log": "open the job's log",
-    "kill": "kill the job (y/N); on a stopping job: SIGKILL now (y/N)",
+    "kill": "kill the job (y/N); on a stopping job: SIGKILL now; declared: down NAME",
     "take_over": "take over another session's running job (y/N)",
     "clear": "clear this session's finished jobs (y/N)",
-    "restart": "restart the job as a new one (y/N while it runs)",
+    "restart": "restart the job as a new one (y/N while it runs); not started: start it",
     "start_job": "start a command as a new job (ctrl+t in the prompt: with a terminal)",
+    "declared_start": "start the selected declared job and what it depends on (y/N)",
+    "up_all": "bring the project's declared jobs up, in dependency order (y/N)",
+    "down_all": "bring every declared job down, dependents first (y/N)",
     "zoom": "the selected job's detail and live tail over the whole screen (again: the list)",
     "filter": "filter the list by id, label or command (Esc clears)",
     "help": "this list of keys",
@@ -84,10 +99,14 @@ def applies(
 
 # What `?` says of the keys that act on a job when the screen supervises every session's.
 SUPERVISE_HELP: dict[str, str] = {
-    "kill": "kill the job, any session's (y/N); on a stopping job: SIGKILL now (y/N)",
+    "kill": (
+        "kill the job, any session's (y/N); on a stopping job: SIGKILL now; declared: down NAME"
+    ),
     "take_over": "make another session's running job this session's (y/N)",
     "clear": "clear the project's finished jobs, every session's (y/N)",
-    "restart": "restart the job as a new one, any session's (y/N while it runs)",
+    "restart": (
+        "restart the job as a new one, any session's (y/N while it runs); not started: start it"
+    ),
 }
 
 

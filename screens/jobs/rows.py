@@ -22,10 +22,13 @@ from textual.strip import Strip
 
 from jobs_tui.engine.procs.resources import JobUsage
 from jobs_tui.engine.records.format import duration, elapsed_ms, glyph, memory
-from jobs_tui.engine.records.model import JobRecord, JobStatus
+from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.source import Clock
+
+from .declared import NOT_STARTED_GLYPH, NotStarted, row_label
+from .feed import declared_of, id_cells, row_order, shown_of
 
 ELAPSED_COLUMNS = 7
 PEER_TAG = " peer"
@@ -107,6 +110,7 @@ class JobList(ScrollView, can_focus=False):
         self.usage: dict[str, JobUsage] = {}  # what running jobs use: columns in wide lists
         self._id_width = 3
         self._tag_width = 0
+        self._painted: dict[str, tuple[object, ...]] = {}  # a declared row's state, as drawn
 
     # -- data --------------------------------------------------------------------------
     @property
@@ -122,8 +126,9 @@ class JobList(ScrollView, can_focus=False):
         """New rows; the cursor stays on its job, or on the row where it was if that job left."""
         old_index, old_top = self.cursor_index, round(self.scroll_y)
         self.records = records
+        self._painted = {}  # every row is drawn again
         self._index = {r.id: i for i, r in enumerate(records)}
-        self._id_width = max(3, max((len(r.id) for r in records), default=3))
+        self._id_width = max(3, max((id_cells(r) for r in records), default=3))
         self._tag_width = max((len(self._tag(r)) for r in records), default=0)
         if self.cursor_id not in self._index:
             if records:
@@ -153,7 +158,11 @@ class JobList(ScrollView, can_focus=False):
         if index is None or row_order(self.records[index]) != row_order(record):
             return False
         old, self.records[index] = self.records[index], record
-        if shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
+        if old is record:  # changed in place (a declared job's phase): as it was drawn?
+            drawn = self._painted.get(record.id)
+            if record.declared_name is not None and drawn != declared_of(record):
+                self._refresh_row(index)
+        elif shown_of(old) != shown_of(record):  # output alone changes nothing a row shows
             self._refresh_row(index)
         return True
 
@@ -274,12 +283,14 @@ class JobList(ScrollView, can_focus=False):
 
     # -- drawing -----------------------------------------------------------------------
     def _label(self, record: JobRecord) -> str:
-        key = (record.id, record.label)
+        """The sanitized label, and a declared job's state after it (`api  ready`)."""
+        key = (record.id, record.label, record.status, record.exit_code, *declared_of(record))
         label = self._labels.get(key)
         if label is None:
             if len(self._labels) > 4096:
                 self._labels.clear()
-            label = self._labels[key] = sanitize_line(record.label) or record.id
+            plain = sanitize_line(record.label) or record.id
+            label = self._labels[key] = row_label(record, plain)
         return label
 
     def render_line(self, y: int) -> Strip:
@@ -300,6 +311,8 @@ class JobList(ScrollView, can_focus=False):
         if index >= len(self.records):
             return Strip.blank(width, base)
         record = self.records[index]
+        if record.declared_name is not None:
+            self._painted[record.id] = declared_of(record)
         on_cursor = record.id == self.cursor_id
         if on_cursor:
             base = base + self.get_component_rich_style("job-list--cursor")
@@ -351,23 +364,28 @@ class JobList(ScrollView, can_focus=False):
         columns = self._usage_shown(width)
         if columns:
             label_width -= USAGE_COLUMNS
-        took = duration(elapsed_ms(record, self._clock()))
-        state = "stopping" if stopping else record.status.value
+        pending = isinstance(record, NotStarted)  # a declared job with no job yet
+        took = "" if pending else duration(elapsed_ms(record, self._clock()))
+        state = "stopping" if stopping else "muted" if pending else record.status.value
         status_style = component(f"job-list--{state}")
         took_style = base if record.running else base + component("job-list--muted")
+        shown_id = fit(record.id, id_width) if pending else f"{record.id:<{id_width}}"
         segments = [
             Segment(" ", base),
-            Segment(glyph(record), base + status_style),
-            Segment(f" {record.id:<{id_width}}  ", base),
+            Segment(NOT_STARTED_GLYPH if pending else glyph(record), base + status_style),
+            Segment(f" {shown_id}  ", base),
         ]
+        label_style = base + component("job-list--muted") if pending else base
         if label_width >= MIN_LABEL:
-            segments.append(Segment(fit(self._label(record), label_width), base))
+            segments.append(Segment(fit(self._label(record), label_width), label_style))
             if columns:
                 used = self.usage.get(record.id) if record.running else None
                 segments.append(Segment(usage_cells(used), base + component("job-list--muted")))
             segments.append(Segment(f" {took:>{ELAPSED_COLUMNS}}", took_style))
         else:  # too narrow for both: the label gets what is left
-            segments.append(Segment(fit(self._label(record), width - 3 - id_width - 2), base))
+            segments.append(
+                Segment(fit(self._label(record), width - 3 - id_width - 2), label_style)
+            )
             return segments
         if tag_width:
             if stopping:
@@ -377,37 +395,3 @@ class JobList(ScrollView, can_focus=False):
             segments.append(Segment(peer.ljust(tag_width), base + self._fg("job-list--peer")))
         segments.append(Segment(" ", base))
         return segments
-
-
-def row_order(record: JobRecord) -> tuple[bool, int, int]:
-    """The list's order, as `JobManager.jobs()` gives it: running first (newest first),
-    then finished (most recent first)."""
-    return (not record.running, -record.ended_at(), -record.number)
-
-
-def shown_of(record: JobRecord) -> tuple[object, ...]:
-    """What a row shows of a record besides its time (which the tick repaints)."""
-    return (record.status, record.label, record.session_id, record.stopping_at)
-
-
-def counts_fingerprint(records: list[JobRecord]) -> tuple[object, ...]:
-    """What a repaint depends on besides the clock; equal tuples need no new rows.
-
-    Not the last line: no row shows it (the detail pane's is read from the log), and a
-    printing job changes it every second, which would rebuild the rows every second."""
-    return tuple(
-        (
-            r.id,
-            r.status,
-            r.session_id,
-            r.label,
-            r.finished_at,
-            r.exit_code,
-            r.stopping_at,
-        )
-        for r in records
-    )
-
-
-def any_running(records: list[JobRecord]) -> bool:
-    return any(r.status is JobStatus.RUNNING for r in records)

@@ -20,23 +20,27 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Static
 
+from jobs_tui.engine.declared.model import Stack
 from jobs_tui.engine.procs.resources import JobUsage
 from jobs_tui.engine.records.model import JobRecord
 from jobs_tui.screens.widgets.chips import StatusChips
 from jobs_tui.screens.widgets.css import stylesheet
 from jobs_tui.screens.widgets.footer_keys import ApplicableKeys
-from jobs_tui.screens.widgets.list_filter import FilterInput, ListFilter, matches
+from jobs_tui.screens.widgets.list_filter import ListFilter, matches
 from jobs_tui.screens.widgets.outcome import Stopping
 from jobs_tui.screens.widgets.source import Clock, JobSource, wall_clock
 from jobs_tui.screens.widgets.supervising import acting_source
 
 from . import keys as jobs_keys
 from .actions import JobActions, KillUnderWay
+from .declared import is_not_started, with_declared
+from .declaring import Declaring
 from .detail import DetailPane
 from .detail_fit import TAIL_SETTLE_S, DetailFit
 from .feed import RECONCILE_S, JobFeed
+from .filtering import ListFiltering
 from .keys import ListMoves
 from .latest_line import LATEST_S
 from .live_tail import LiveTail
@@ -60,10 +64,20 @@ class Body(Container):
     BLANK = True
 
 
-class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Screen[None]):
+class JobsScreen(
+    Waking,
+    Declaring,
+    JobActions,
+    JobStarting,
+    ListFiltering,
+    ListMoves,
+    ApplicableKeys,
+    Screen[None],
+):
     """The /jobs dock: summary, rows, detail pane, and the keys that act on the selection."""
 
     TRACKED = jobs_keys.TRACKED
+    DESCRIBED = ("kill",)  # `d` on a running declared job: Stop (down NAME)
 
     AUTO_FOCUS = ""  # keys belong to the screen until the user opens a field
 
@@ -77,6 +91,9 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
     """`z`: the detail pane and its live tail take the whole screen (the list hidden)."""
     usage: reactive[dict[str, JobUsage]] = reactive(dict, init=False, repaint=False)
     """What running jobs use (`JobSource.usage`), sampled once a second while shown."""
+    stack: reactive[Stack | None] = reactive(None, init=False, repaint=False)
+    """The project's declared jobs (its `jobs-tui.toml`, ...): those with no job yet are
+    listed as `not started` rows, and `s`, `U`, `D` act on them (`declaring.py`)."""
 
     DEFAULT_CSS = stylesheet("jobs_screen.tcss")
     # The screen and its body are only a background under their children: drawn as blank
@@ -99,13 +116,16 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         empty_text: str = EMPTY_TEXT,
         close_description: str = "Close",
         supervise: bool = False,
+        stack: Stack | None = None,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
         """`supervise`: the person at the screen acts on any session's job (kill, restart,
         clear, send, type) after one y/N naming whose it is, without taking it over (the
-        standalone app, a `serve` tab); without it (an agent's own dock) only on its own."""
+        standalone app, a `serve` tab); without it (an agent's own dock) only on its own.
+        `stack`: the project's declared jobs (or set `stack` later: the list follows)."""
         super().__init__(name=name, id=id)
+        self.set_reactive(JobsScreen.stack, stack)
         self.source = source
         self.supervise = supervise
         self.actor = acting_source(source, supervise)  # the source the verbs go through
@@ -129,6 +149,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         self._usage_quiet = 0  # samples in a row that showed nothing new
         self._usage_shown: dict[str, str] = {}
         self._summary = SummaryLine()
+        self._rows: list[JobRecord] = []  # every row, the not-started ones too, unfiltered
         self.refreshes = 0  # updates of the list (re-read, news applied, tick); benchmarks read it
 
     # -- layout ------------------------------------------------------------------------
@@ -163,6 +184,13 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
 
     @property
     def selected(self) -> JobRecord | None:
+        """The selected job; None on a declared job's not-started row (no job to act on)."""
+        row = self.job_list.selected
+        return None if is_not_started(row) else row
+
+    @property
+    def selected_row(self) -> JobRecord | None:
+        """The selected row: a job, or a declared job's not-started row (`NotStarted`)."""
         return self.job_list.selected
 
     def on_mount(self) -> None:
@@ -242,13 +270,15 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
     def _show_rows(self, records: list[JobRecord]) -> None:
         self._usage_quiet = 0  # rows came or went: what they use is sampled soon
         self._feed.records = records
-        shown = [r for r in records if self._listed(r)] if self.filter_text else records
+        rows = self._rows = with_declared(records, self.stack, self.source.session_id)
+        shown = [r for r in rows if self._listed(r)] if self.filter_text else rows
+        self._follow_start(rows)
         self.job_list.set_records(shown)
         if self.filter_text or self.query_one(ListFilter).has_class("-open"):
-            self.query_one(ListFilter).show_count(len(shown), len(records))
+            self.query_one(ListFilter).show_count(len(shown), len(rows))
         self.selection = self.job_list.cursor_id
         self._show_summary(records)
-        self.set_class(not records, "-empty")
+        self.set_class(not rows, "-empty")
         self._fit_detail()
         self._show_detail()
         self._update_bindings()
@@ -284,7 +314,8 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         notice = self._summary.prune_notice(pruned, self.source.config.max_jobs)
         if notice is not None:
             self.notify(notice, markup=False)
-        text = self._summary.changed_text(records, self.source.session_id, pruned)
+        pending = len(self._rows) - len(records)  # declared jobs with no job yet
+        text = self._summary.changed_text(records, self.source.session_id, pruned, pending)
         if text is not None:
             self.query_one("#jobs-summary", Static).update(
                 Content.styled(text, "$text-muted"), layout=False
@@ -300,14 +331,23 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         return Stopping.of(record)
 
     def _show_detail(self) -> None:
-        record = self.selected
+        record = self.selected_row
         peer = record is not None and not self.source.is_own(record)
         stopping = self.stopping(record) if record is not None else None
         last = self._reads.latest.text(record) if record is not None else None
         usage = self.usage.get(record.id) if record is not None else None
+        declared = self._declared_detail(record) if record is not None else ()
         detail = self.query_one(DetailPane)
         shown_ms = self.shown_clock()
-        if detail.show(record, shown_ms, peer=peer, stopping=stopping, last=last, usage=usage):
+        if detail.show(
+            record,
+            shown_ms,
+            peer=peer,
+            stopping=stopping,
+            last=last,
+            usage=usage,
+            declared=declared,
+        ):
             self._fit_detail()
 
     def on_resize(self) -> None:
@@ -335,7 +375,7 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
         detail = self.query_one(DetailPane)
         if self._fit.fit_tail(self, detail, self.query_one(LiveTail)):
             self._keep_tail()
-        self._fit.fit_detail(self, detail, self.job_list.lines_for(len(self._feed.records)))
+        self._fit.fit_detail(self, detail, self.job_list.lines_for(len(self._rows)))
 
     def on_job_list_cursor_moved(self, message: JobList.CursorMoved) -> None:
         self.selection = message.job_id
@@ -354,6 +394,9 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
 
     # -- the footer shows only the keys that apply -------------------------------------
     def _applicable(self, action: str) -> bool:
+        declared = self._declared_applies(action)
+        if declared is not None:
+            return declared
         return jobs_keys.applies(
             action, self.selected, self._feed.records, self.source.is_own, self.supervise
         )
@@ -362,41 +405,6 @@ class JobsScreen(Waking, JobActions, JobStarting, ListMoves, ApplicableKeys, Scr
     def action_close(self) -> None:
         if not self.action_clear_filter():
             self.dismiss(None)
-
-    # -- the list filter (`/`) ---------------------------------------------------------
-    def action_clear_filter(self) -> bool:
-        """Esc where it does not close the screen (the app's home): a kept filter goes.
-        True when there was a filter to clear."""
-        if not (self.filter_text or self.query_one(ListFilter).has_class("-open")):
-            return False
-        self._close_filter()
-        return True
-
-    def action_filter(self) -> None:
-        bar = self.query_one(ListFilter)
-        bar.show_count(len(self.job_list.records), len(self._feed.records))
-        bar.open()
-
-    def _close_filter(self) -> None:
-        self.query_one(ListFilter).close()
-        self.filter_text = ""
-        self.set_focus(None)
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "jobs-filter-input":
-            event.stop()
-            self.filter_text = event.value
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "jobs-filter-input":  # keep the filter, give the keys back
-            event.stop()
-            self.set_focus(None)
-
-    def on_filter_input_cancelled(self, _message: FilterInput.Cancelled) -> None:
-        self._close_filter()
-
-    def watch_filter_text(self) -> None:
-        self._show_rows(self._feed.records)
 
     def watch_usage(self, usage: dict[str, JobUsage]) -> None:
         self.job_list.set_usage(usage)

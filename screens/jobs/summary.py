@@ -41,9 +41,14 @@ class SummaryLine:
         self._pruned_seen = pruned
         return notice
 
-    def changed_text(self, records: list[JobRecord], session_id: str, pruned: int) -> str | None:
-        """The summary, or None when it is the one shown (an unchanged summary is not redrawn)."""
+    def changed_text(
+        self, records: list[JobRecord], session_id: str, pruned: int, not_started: int = 0
+    ) -> str | None:
+        """The summary, or None when it is the one shown (an unchanged summary is not redrawn).
+        `not_started`: the declared jobs listed that have no job yet."""
         text = summary(records, session_id)
+        if not_started:
+            text += f" · {not_started} declared not started"
         if pruned:
             text += f" · {plural(pruned, 'older finished job')} pruned"
         if text == self._text:

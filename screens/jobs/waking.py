@@ -17,9 +17,8 @@ from jobs_tui.engine.procs.resources import JobUsage
 from jobs_tui.engine.records.format import usage_line
 from jobs_tui.screens.widgets.chips import StatusChips
 
-from .feed import SLACK
+from .feed import SLACK, any_running
 from .latest_line import LATEST_S
-from .rows import any_running
 
 if TYPE_CHECKING:
     from .screen import JobsScreen

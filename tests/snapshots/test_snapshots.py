@@ -223,3 +223,96 @@ def test_log_filter_mid_typing(snap_compare, source, log_dir):
         await pilot.pause(0.1)
 
     assert snap_compare(log(source), terminal_size=(100, 24), run_before=typed)
+
+
+DECLARED = """
+[jobs.db]
+command = "postgres -D .data"
+ready = { log = "ready to accept connections" }
+[jobs.api]
+command = "uvicorn app:app --port 8765"
+ready = { port = 8765 }
+depends_on = { db = "ready" }
+restart = "on-failure"
+max_restarts = 5
+[jobs.web]
+command = "npm run dev"
+depends_on = { api = "ready" }
+[jobs.worker]
+command = "python worker.py"
+restart = "on-failure"
+max_restarts = 3
+depends_on = { db = "started" }
+[jobs.migrate]
+command = "alembic upgrade head"
+autostart = false
+[jobs.seed]
+command = "python seed.py"
+depends_on = { migrate = "succeeded" }
+autostart = false
+"""
+
+
+def test_declared_stack(snap_compare, log_dir):
+    """The declared jobs: ready, restarting, waiting, a crash loop, two not started; the
+    restarting job's detail (probe, result, restart count, dependencies)."""
+    from jobs_tui.engine.declared import parse_stack
+    from jobs_tui.engine.records.model import JobStatus
+    from tests.ui.fakes import record
+
+    stack = parse_stack(DECLARED, "/home/dev/src/shop/jobs-tui.toml", "jobs-tui.toml")
+    records = [
+        record(
+            3,
+            "db",
+            seconds=40.2,
+            declared_name="db",
+            phase="ready",
+            log_dir=log_dir,
+            phase_detail="log: ready to accept connections",
+        ),
+        record(
+            4,
+            "api",
+            seconds=38.9,
+            declared_name="api",
+            phase="restarting",
+            restarts=2,
+            max_restarts=5,
+            last_exit=1,
+            log_dir=log_dir,
+            phase_detail="── restart 2 of 5 · exit 1 after 0.4s ──",
+        ),
+        record(
+            6,
+            "web",
+            seconds=38.1,
+            declared_name="web",
+            phase="waiting",
+            waiting_for="api",
+            log_dir=log_dir,
+        ),
+        record(
+            5,
+            "worker",
+            JobStatus.FAILED,
+            seconds=2.3,
+            ago=30,
+            exit_code=1,
+            declared_name="worker",
+            end_reason="crash-loop",
+            restarts=3,
+            max_restarts=3,
+            last_exit=1,
+            phase_detail="restarted 3 times, then exit 1 again",
+            log_dir=log_dir,
+        ),
+    ]
+    source = FakeSource(records, shown_log_dir=SHOWN_DIR)
+    app = Host(lambda: JobsScreen(source, clock=frozen_clock, stack=stack))
+
+    async def selected(pilot: Pilot) -> None:
+        pilot.app.screen.job_list.select("j4")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=(120, 30), run_before=selected)
