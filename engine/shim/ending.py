@@ -97,6 +97,8 @@ class EndingMixin:
             self.reason = reason
             self.kill_signal = name
         self.signal_tree(signum)
+        if self.runaway is not None:
+            self.runaway.cont()  # a tree its output limit stopped takes the signal now
         if signum == SIGKILL:
             self.sweeping = True
         else:

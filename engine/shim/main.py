@@ -27,6 +27,7 @@ from .protocol import (
     OP_KILL,
     OP_OWNER,
     OP_RESIZE,
+    OP_RESUME,
     OP_SEND,
     OP_STATE,
     OP_WATCH,
@@ -99,6 +100,11 @@ class Shim(EndingMixin):
             from .declared import Declared  # only a declared job loads it
 
             self.decl = Declared(self, spec["declared"])
+        self.runaway = None  # the repeat note and the output cap (runaway.py), if asked for
+        if spec.get("repeatLimit") or spec.get("maxOutputBytes"):
+            from .runaway import Runaway  # only a job with either option loads it
+
+            self.runaway = Runaway(self, spec)
 
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
@@ -145,6 +151,7 @@ class Shim(EndingMixin):
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
             **(self.decl.fields() if self.decl is not None else {}),
+            **(self.runaway.fields() if self.runaway is not None else {}),
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -162,6 +169,7 @@ class Shim(EndingMixin):
             "logNote": self.log.note,
             "remaining": self.remaining,
             **(self.decl.fields() if self.decl is not None else {}),
+            **(self.runaway.fields() if self.runaway is not None else {}),
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -193,6 +201,8 @@ class Shim(EndingMixin):
                 if exc.errno != errno.EIO:  # EIO: every holder of the PTY slave has closed it
                     raise
                 moved = 0
+            if self.runaway is not None:
+                self.runaway.after_read()
             if moved == 0:
                 if self.out_resume_at is None:
                     self.sel.unregister(self.out_fd)
@@ -307,6 +317,10 @@ class Shim(EndingMixin):
             return {"ok": True}
         if op == OP_STATE:
             return self.state()
+        if op == OP_RESUME:
+            if self.runaway is None or self.exit_status is not None:
+                return {"ok": False, "error": "not stopped by its output limit"}
+            return self.runaway.resume(message)
         return {"ok": False, "error": f"unknown op {op!r}"}
 
     def tick(self) -> float:
