@@ -178,6 +178,7 @@ if TYPE_CHECKING:
         count: int  # lines in the run so far
         since: int  # ms since the epoch: its first line came
         ongoing: bool  # False once another line broke it
+        approx: bool  # part of the count is from sampled bytes (fast varied output)
 
     class OutputLimit(TypedDict):
         maxBytes: int | None  # None: lifted by a resume

@@ -7,30 +7,29 @@ hex characters holding a digit (a hash, an address). `ECONNREFUSED 127.0.0.1:543
 `... try 10` have one key. Only a line's first `cap` bytes are kept and masked, so a huge
 line costs bounded memory and time.
 
-The cost is what matters (at most 5% of the log path's throughput, tests/bench). Python work
-per line would cost far more than the write itself, so a chunk is taken in whole runs where
-it can be:
+The cost is what matters: at most 5% of the log path (tests/bench/test_runaway_bench.py).
+The shim moves a MiB in about half a millisecond of CPU, and a key costs microseconds, so
+lines are not all looked at one by one when output comes fast:
 
-- a run continued byte for byte (`yes`) is counted with one `startswith` over the chunk
-  (memcmp: ~30 us/MiB), never line by line;
-- lines that differ only in their digits (a counter, a timestamp) are counted the same way
-  on a digits-zeroed copy of the chunk, once such a run is under way;
-- other output is taken line by line for the first `LINE_BUDGET` lines of a chunk, then
-  sampled one line every `stride` bytes: two equal samples in a row start an exact count of
-  that run (back to its first line, on to its last). A run of at least two strides of bytes
-  is always found; a shorter one inside a large chunk of otherwise varied output may be
-  counted short (never long). The stride is `limit * 8` bytes (16-byte lines), clamped.
+- a run that goes on byte for byte (`yes`) is counted with one `startswith` over the chunk
+  (a memcmp, ~20 us/MiB), never line by line, exactly;
+- other lines are keyed one by one while a budget lasts (`line_rate` keys a second, a
+  second's worth held): a job that prints at a human or a service's pace is counted exactly;
+- past the budget, a chunk is sampled, one line every `stride` bytes and its last line:
+  equal samples in a row are taken as one run and its lines counted from their bytes (the
+  mean length of the sampled lines): `approx` says so. A run of two strides of bytes or more
+  is always seen; a shorter one inside fast varied output may be missed (a flood is not).
 
 Wiring: `feed(buffer, start, end)` with each chunk read (logwriter's `read_from` does it);
 `raised` counts notes, so a caller compares it after a feed to know a new one is due;
 `fields()` is what goes in the shim's `state` reply, the `.end` file and its event.
 """
 
+import time
+
 LINE_CAP = 1024  # bytes of a line that are kept and masked
-LINE_BUDGET = 64  # lines of one chunk taken one by one before sampling starts
-MIN_STRIDE, MAX_STRIDE = 512, 64 * 1024
-BACK_LINES = 64  # a chunk's last run is counted back at most this many lines
-JUMP_AFTER = 8  # lines of a digit-only-varying run before the zeroed copy is made
+LINE_RATE = 2000  # lines keyed one by one per second at most (~0.5% of a core)
+STRIDE = 256 * 1024  # bytes between two sampled lines, past the budget
 
 _DIGIT, _X = ord("d"), ord("x")
 _HEX = (ord("d"), ord("h"))
@@ -46,6 +45,11 @@ _CLASS = bytes(
     for c in range(256)
 )
 _ZERO_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))
+# Hex characters to h (a hash is 8 of them in a row), anything else to a dot.
+_HEXY = bytes(
+    ord("h") if (48 <= c <= 57 or 97 <= c <= 102 or 65 <= c <= 70) else ord(".") for c in range(256)
+)
+_HASH = b"h" * 8
 
 
 def _run_end(cls: bytes, i: int) -> int:
@@ -59,8 +63,8 @@ def _run_start(cls: bytes, lo: int, i: int) -> int:
     return max(cls.rfind(b".", lo, i), cls.rfind(b"x", lo, i), lo - 1) + 1
 
 
-def mask(text: bytes) -> bytes:
-    """`text` with each number one `#` (see the module's docstring)."""
+def _mask_slow(text: bytes) -> bytes:
+    """`mask`, token by token: a line with a 0x or a hash in it."""
     cls = text.translate(_CLASS)
     i = cls.find(b"d")
     if i < 0:
@@ -98,6 +102,19 @@ def mask(text: bytes) -> bytes:
     return bytes(out)
 
 
+def mask(text: bytes) -> bytes:
+    """`text` with each number one `#` (see the module's docstring). Digits alone (the
+    usual case) are masked with translate and replace; a 0x or a hash token by token."""
+    zeroed = text.translate(_ZERO_DIGITS)
+    if zeroed.find(b"0") < 0:
+        return text
+    if zeroed.find(b"0x") >= 0 or zeroed.find(b"0X") >= 0 or text.translate(_HEXY).find(_HASH) >= 0:
+        return _mask_slow(text)
+    while zeroed.find(b"00") >= 0:
+        zeroed = zeroed.replace(b"00", b"0")
+    return zeroed.replace(b"0", b"#")
+
+
 def key_of(line: bytes) -> bytes:
     """The masked text of one line (its end and any text before a last CR dropped)."""
     if line.endswith(b"\n"):
@@ -116,8 +133,6 @@ def _text(line: bytes) -> str:
 
 
 def _now_ms() -> int:
-    import time  # loaded by the shim already
-
     return int(time.time() * 1000)
 
 
@@ -125,33 +140,43 @@ class RepeatDetector:
     """Counts the run of equal (masked) lines under way; raises a note when one reaches
     `limit`, once per run, and goes on counting it."""
 
-    def __init__(self, limit: int, cap: int = LINE_CAP, clock=_now_ms) -> None:
-        if int(limit) < 2:
+    def __init__(
+        self,
+        limit: int,
+        cap: int = LINE_CAP,
+        clock=_now_ms,
+        line_rate: float = LINE_RATE,
+        stride: int = STRIDE,
+    ) -> None:
+        if type(limit) is not int or limit < 2:
             raise ValueError(f"repeat limit {limit!r}: at least 2 lines")
-        self.limit = int(limit)
+        self.limit = limit
         self.cap = max(16, int(cap))
         self.clock = clock
-        self.stride = min(MAX_STRIDE, max(MIN_STRIDE, self.limit * 8))
+        self.line_rate = float(line_rate)
+        self.stride = max(64, int(stride))
+        self.tokens = self.line_rate  # lines that may be keyed one by one now
+        self.refilled = time.monotonic()
         self.key: bytes | None = None  # the run under way: its key,
         self.raw = b""  # its last line as written (with its end; b"" if longer than cap)
         self.first = b""  # its first line (capped)
         self.count = 0
+        self.approx = False  # part of its count comes from sampled bytes
         self.since = 0  # when its first line came (ms since the epoch)
         self.noted = False  # this run has raised its note
         self.raised = 0  # notes raised, in all
         self.note: dict | None = None  # the last run that reached the limit
         self.partial = bytearray()  # the line not ended yet (its first cap bytes)
-        self._zeroed: tuple[int, bytes] | None = None  # (offset, digits-zeroed copy)
-        self._peek: tuple[int, bytes] | None = None  # (offset, key) where _extend stopped
 
     # -- what the shim reports ---------------------------------------------------------
     def fields(self) -> dict | None:
-        """`{"line", "count", "since", "ongoing"}` of the last run that reached the limit
-        (its count up to date while it goes on), or None: none did."""
+        """`{"line", "count", "since", "ongoing", "approx"}` of the last run that reached
+        the limit (its count up to date while it goes on), or None: none did."""
         if self.note is None:
             return None
         if self.noted:
             self.note["count"] = self.count
+            self.note["approx"] = self.approx
         return self.note
 
     # -- input --------------------------------------------------------------------------
@@ -164,17 +189,23 @@ class RepeatDetector:
         if nl < 0:
             self._hold(data, start, end)
             return
+        if self.tokens < self.line_rate:
+            now = time.monotonic()
+            self.tokens = min(self.line_rate, self.tokens + (now - self.refilled) * self.line_rate)
+            self.refilled = now
         pos = start
         if self.partial:
             self._hold(data, start, nl + 1)
             line, self.partial = bytes(self.partial), bytearray()
-            self._line(line, line.endswith(b"\n"))
+            if line == self.raw:  # the run goes on, byte for byte
+                self.count += 1
+                self._check()
+            else:
+                self._line(line, line.endswith(b"\n"))
             pos = nl + 1
         last = data.rfind(b"\n", pos, end)
         if last >= pos:
-            self._zeroed = None
             self._region(data, pos, last + 1)
-            self._zeroed = None
         if last + 1 < end:
             self._hold(data, max(pos, last + 1), end)
 
@@ -184,8 +215,8 @@ class RepeatDetector:
             self.partial += data[start : min(end, start + room)]
 
     # -- one line -----------------------------------------------------------------------
-    def _line(self, line: bytes, whole: bool) -> None:
-        key = key_of(line)
+    def _line(self, line: bytes, whole: bool, key: bytes | None = None) -> None:
+        key = key_of(line) if key is None else key
         if key == self.key:
             self.count += 1
         else:
@@ -193,12 +224,14 @@ class RepeatDetector:
         self.raw = line if whole else b""
         self._check()
 
-    def _begin(self, key: bytes, line: bytes, count: int, since: int | None = None) -> None:
+    def _begin(self, key: bytes, line: bytes, count: int, approx: bool = False) -> None:
         if self.noted and self.note is not None:
             self.note["count"] = self.count
+            self.note["approx"] = self.approx
             self.note["ongoing"] = False
         self.key, self.first, self.count = key, line[: self.cap], count
-        self.since = self.clock() if since is None else since
+        self.approx = approx
+        self.since = self.clock()
         self.noted = False
 
     def _check(self) -> None:
@@ -210,153 +243,85 @@ class RepeatDetector:
                 "count": self.count,
                 "since": self.since,
                 "ongoing": True,
+                "approx": self.approx,
             }
 
     # -- whole runs ---------------------------------------------------------------------
     def _region(self, data, a: int, b: int) -> None:
         """Complete lines `data[a:b]` (b - 1 is a line end)."""
-        pos = self._extend(data, a, b)
-        budget = LINE_BUDGET
-        while pos < b and budget:
+        pos = self._exact(data, a, b)
+        while pos < b and self.tokens >= 1:
+            self.tokens -= 1
             e = data.find(b"\n", pos, b) + 1
             whole = e - pos <= self.cap
-            line = bytes(data[pos : e if whole else pos + self.cap])
-            peeked = self._peek
-            key = peeked[1] if peeked is not None and peeked[0] == pos else key_of(line)
-            self._begin(key, line, 1)  # _extend stopped here: another line than the run's
-            self.raw = line if whole else b""
-            self._check()
-            pos = self._extend(data, e, b)
-            budget -= 1
-        self._peek = None
+            self._line(bytes(data[pos : e if whole else pos + self.cap]), whole)
+            pos = self._exact(data, e, b)
         if pos < b:
             self._sample(data, pos, b)
 
-    def _periodic(self, buf, pos: int, end: int, size: int) -> int:
-        """How many times `buf[pos:pos+size]` repeats from `pos` on, byte for byte (one
-        memcmp for the whole stretch; a binary search for where it breaks)."""
-        n = (end - pos) // size
-        if n <= 1:
-            return n
-        view = memoryview(buf)
-        try:
-            if buf.startswith(view[pos + size : pos + n * size], pos):
-                return n
-            lo, hi = 1, n  # lo repeats, hi does not
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if buf.startswith(view[pos + size : pos + mid * size], pos):
-                    lo = mid
-                else:
-                    hi = mid
-            return lo
-        finally:
-            view.release()
-
-    def _extend(self, data, pos: int, b: int) -> int:
-        """Count the lines from `pos` that go on the run under way; where it broke (the key
-        of the line there is left in `_peek`)."""
-        varied = 0  # lines in a row equal to the run's key but not to its last line
-        while pos < b and self.key is not None:
-            raw = self.raw
-            if raw and data.startswith(raw, pos):
-                n = self._periodic(data, pos, b, len(raw))
-                self.count += n
-                pos += n * len(raw)
-                self._check()
-                varied = 0
-                continue
-            if varied >= JUMP_AFTER and raw:
-                n = self._zero_jump(data, pos, b, len(raw))
-                if n:
-                    self.count += n
-                    pos += n * len(raw)
-                    self.raw = bytes(data[pos - len(raw) : pos])
-                    self._check()
-                    varied = 0
-                    if pos >= b:
-                        break
-            e = data.find(b"\n", pos, b) + 1
-            whole = e - pos <= self.cap
-            line = bytes(data[pos : e if whole else pos + self.cap])
-            key = key_of(line)
-            if key != self.key:
-                self._peek = (pos, key)
-                break
-            self.count += 1
-            self.raw = line if whole else b""
-            self._check()
-            varied += 1
-            pos = e
-        return pos
-
-    def _zero_jump(self, data, pos: int, b: int, size: int) -> int:
-        """Lines from `pos` that equal the one before it but for their digits (all of
-        `size` bytes): counted on a digits-zeroed copy of the rest of the chunk, made once."""
-        if self._zeroed is None or self._zeroed[0] > pos - size:
-            start = pos - size
-            self._zeroed = (start, bytes(data[start:b]).translate(_ZERO_DIGITS))
-        offset, zeroed = self._zeroed
-        if offset + len(zeroed) < b:
-            return 0
-        n = self._periodic(zeroed, pos - size - offset, b - offset, size)
-        return n - 1 if n > 1 else 0
+    def _exact(self, data, pos: int, b: int) -> int:
+        """Lines from `pos` that repeat the run's last line byte for byte, counted with one
+        memcmp (a binary search for where they stop); where they stop."""
+        raw = self.raw
+        if not raw or pos >= b or not data.startswith(raw, pos):
+            return pos
+        size = len(raw)
+        n = (b - pos) // size
+        if n > 1:
+            view = memoryview(data)
+            try:
+                if not data.startswith(view[pos + size : pos + n * size], pos):
+                    lo, hi = 1, n  # lo repeats, hi does not
+                    while hi - lo > 1:
+                        mid = (lo + hi) // 2
+                        if data.startswith(view[pos + size : pos + mid * size], pos):
+                            lo = mid
+                        else:
+                            hi = mid
+                    n = lo
+            finally:
+                view.release()
+        self.count += n
+        self._check()
+        return pos + n * size
 
     def _sample(self, data, a: int, b: int) -> None:
-        """Varied output: one line every `stride` bytes; two equal ones in a row are
-        counted exactly as a run. The chunk's last run becomes the run under way."""
-        prev: bytes | None = None
-        prev_start = a
+        """Past the budget: a line every `stride` bytes, and the last; equal ones in a row
+        are one run, whose lines between them are counted from their bytes. After each
+        sampled line, its byte-for-byte repeats are counted exactly (`_exact`)."""
+        start = a  # the run under way's bytes not counted yet begin here
+        upto: tuple[int, int] | None = None  # the end of its last sampled line, its size
         p = a
-        counted_to = -1  # where the last run counted here ended
         while p < b:
-            r = data.rfind(b"\n", a, p)
+            r = data.rfind(b"\n", a, p) if p > a else -1
             ls = r + 1 if r >= 0 else a
             le = data.find(b"\n", p, b) + 1
-            key = key_of(bytes(data[ls : min(le, ls + self.cap)]))
-            if key == prev and ls > prev_start:
-                p = counted_to = self._counted(data, a, b, prev_start, key)
-                prev = None
-                continue
-            prev, prev_start = key, ls
-            p = max(le, p + self.stride)
-        if counted_to != b:
-            self._last_run(data, a, b)
+            whole = le - ls <= self.cap
+            line = bytes(data[ls : le if whole else ls + self.cap])
+            key = key_of(line)
+            if key == self.key:
+                upto = (le, le - ls)
+            else:
+                if upto is not None:
+                    self._grow(start, *upto)
+                    upto = None
+                self._begin(key, line, 1)
+                self._check()
+                start = le
+            self.raw = line if whole else b""
+            end = self._exact(data, le, b)
+            if end > le:  # counted exactly up to `end`
+                if upto is not None:
+                    self._grow(start, *upto)
+                    upto = None
+                start = p = end
+            else:
+                p = min(max(le, p + self.stride), b - 1) if le < b else b
+        if upto is not None:
+            self._grow(start, *upto)
 
-    def _counted(self, data, a: int, b: int, start: int, key: bytes) -> int:
-        """A run of `key` holds the line at `start`: count it from its first line (back
-        at most to `a`) through its last; where it ends."""
-        first = start
-        while first > a:
-            r = data.rfind(b"\n", a, first - 1)
-            ls = r + 1 if r >= 0 else a
-            if key_of(bytes(data[ls : min(first, ls + self.cap)])) != key:
-                break
-            first = ls
-        e = data.find(b"\n", first, b) + 1
-        line = bytes(data[first : min(e, first + self.cap)])
-        self._begin(key, line, 1)
-        self.raw = line if e - first <= self.cap else b""
-        self._check()
-        end = self._extend(data, e, b)
-        self._peek = None
-        return end
-
-    def _last_run(self, data, a: int, b: int) -> None:
-        """The run the chunk ends with, counted back (at most BACK_LINES lines): the run
-        under way for the next chunk."""
-        r = data.rfind(b"\n", a, b - 1)
-        ls = r + 1 if r >= 0 else a
-        line = bytes(data[ls : min(b, ls + self.cap)])
-        key = key_of(line)
-        count, first = 1, ls
-        while first > a and count < BACK_LINES:
-            r = data.rfind(b"\n", a, first - 1)
-            s = r + 1 if r >= 0 else a
-            if key_of(bytes(data[s : min(first, s + self.cap)])) != key:
-                break
-            first, count = s, count + 1
-        e = data.find(b"\n", first, b) + 1
-        self._begin(key, bytes(data[first : min(e, first + self.cap)]), count)
-        self.raw = line if b - ls <= self.cap else b""
+    def _grow(self, start: int, end: int, size: int) -> None:
+        """The lines of `[start, end)` go on the run under way: counted from their bytes."""
+        self.count += max(1, round((end - start) / max(1, size)))
+        self.approx = True
         self._check()

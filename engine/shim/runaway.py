@@ -10,7 +10,8 @@ Start spec (all optional, off when absent):
                              SIGKILLed (end reason `output-limit`); an `output-limit` event.
 
 What the wiring reads (camelCase JSON, beside the other fields; readers keep unknown ones):
-  repeating:   {"line": first line (raw: sanitize it), "count": n, "since": ms, "ongoing": b}
+  repeating:   {"line": first line (raw: sanitize it), "count": n, "since": ms, "ongoing": b,
+                "approx": b (counted in part from sampled bytes, see repeats.py)}
   outputLimit: {"maxBytes": n, "onLimit": "stop"|"kill", "reachedAt": ms|null,
                 "atBytes": n|null, "stopped": b}
 The cap is checked after each read (up to 1 MiB), so the log may pass it by one read.

@@ -75,7 +75,7 @@ def test_every_request_and_event_is_typed_and_documented():
     assert keys(names["RemainingEvent"]) == {"ev", "remaining"}
     assert keys(names["ResumeRequest"]) == {"op", "maxOutputBytes"}
     assert keys(names["RepeatingEvent"]) == {"ev", "repeating"}
-    assert keys(names["Repeating"]) == {"line", "count", "since", "ongoing"}
+    assert keys(names["Repeating"]) == {"line", "count", "since", "ongoing", "approx"}
     assert keys(names["ExitFields"]) <= keys(names["StateEvent"])
 
 
