@@ -167,6 +167,10 @@ class RepeatDetector:
         self.raised = 0  # notes raised, in all
         self.note: dict | None = None  # the last run that reached the limit
         self.partial = bytearray()  # the line not ended yet (its first cap bytes)
+        self.seen = 0  # bytes fed, in all
+        self.base = 0  # during a feed: the whole output's offset of data[0]
+        self.next_sample = 0  # past the budget: the next line looked at holds this byte
+        self.pending = 0  # bytes of lines not looked at since the last one that was
 
     # -- what the shim reports ---------------------------------------------------------
     def fields(self) -> dict | None:
@@ -185,6 +189,8 @@ class RepeatDetector:
         end = len(data) if end is None else end
         if start >= end:
             return
+        self.base = self.seen - start  # data[i] is byte base + i of the whole output
+        self.seen += end - start
         nl = data.find(b"\n", start, end)
         if nl < 0:
             self._hold(data, start, end)
@@ -198,10 +204,13 @@ class RepeatDetector:
             self._hold(data, start, nl + 1)
             line, self.partial = bytes(self.partial), bytearray()
             if line == self.raw:  # the run goes on, byte for byte
-                self.count += 1
+                self.count += 1 + self._pending_lines(len(line))
                 self._check()
-            else:
+            elif self.tokens >= 1:
+                self.tokens -= 1
                 self._line(line, line.endswith(b"\n"))
+            else:  # past the budget: a line not looked at, its bytes counted later
+                self.pending += len(line)
             pos = nl + 1
         last = data.rfind(b"\n", pos, end)
         if last >= pos:
@@ -218,19 +227,30 @@ class RepeatDetector:
     def _line(self, line: bytes, whole: bool, key: bytes | None = None) -> None:
         key = key_of(line) if key is None else key
         if key == self.key:
-            self.count += 1
+            self.count += 1 + self._pending_lines(len(line))
         else:
+            self.pending = 0  # the lines not looked at since the last: of neither run
             self._begin(key, line, 1)
         self.raw = line if whole else b""
         self._check()
 
-    def _begin(self, key: bytes, line: bytes, count: int, approx: bool = False) -> None:
+    def _pending_lines(self, size: int) -> int:
+        """The lines not looked at since the last one (sampled output), counted from
+        their bytes into the run they lie within."""
+        if not self.pending:
+            return 0
+        lines = round(self.pending / max(1, size))
+        self.pending = 0
+        self.approx = True
+        return lines
+
+    def _begin(self, key: bytes, line: bytes, count: int) -> None:
         if self.noted and self.note is not None:
             self.note["count"] = self.count
             self.note["approx"] = self.approx
             self.note["ongoing"] = False
         self.key, self.first, self.count = key, line[: self.cap], count
-        self.approx = approx
+        self.approx = False
         self.since = self.clock()
         self.noted = False
 
@@ -281,47 +301,27 @@ class RepeatDetector:
                     n = lo
             finally:
                 view.release()
-        self.count += n
+        self.count += n + self._pending_lines(size)
         self._check()
         return pos + n * size
 
     def _sample(self, data, a: int, b: int) -> None:
-        """Past the budget: a line every `stride` bytes, and the last; equal ones in a row
-        are one run, whose lines between them are counted from their bytes. After each
-        sampled line, its byte-for-byte repeats are counted exactly (`_exact`)."""
-        start = a  # the run under way's bytes not counted yet begin here
-        upto: tuple[int, int] | None = None  # the end of its last sampled line, its size
-        p = a
+        """Past the budget: one line every `stride` bytes of the whole output (across
+        chunks); the bytes between two samples of one key are its lines, counted from the
+        sampled line's size. After a sampled line, its byte-for-byte repeats are counted
+        exactly (`_exact`)."""
+        base = self.base
+        cursor = a  # bytes before it are counted (or pending)
+        p = max(a, self.next_sample - base)
         while p < b:
             r = data.rfind(b"\n", a, p) if p > a else -1
             ls = r + 1 if r >= 0 else a
             le = data.find(b"\n", p, b) + 1
+            self.pending += ls - cursor
             whole = le - ls <= self.cap
             line = bytes(data[ls : le if whole else ls + self.cap])
-            key = key_of(line)
-            if key == self.key:
-                upto = (le, le - ls)
-            else:
-                if upto is not None:
-                    self._grow(start, *upto)
-                    upto = None
-                self._begin(key, line, 1)
-                self._check()
-                start = le
-            self.raw = line if whole else b""
-            end = self._exact(data, le, b)
-            if end > le:  # counted exactly up to `end`
-                if upto is not None:
-                    self._grow(start, *upto)
-                    upto = None
-                start = p = end
-            else:
-                p = min(max(le, p + self.stride), b - 1) if le < b else b
-        if upto is not None:
-            self._grow(start, *upto)
-
-    def _grow(self, start: int, end: int, size: int) -> None:
-        """The lines of `[start, end)` go on the run under way: counted from their bytes."""
-        self.count += max(1, round((end - start) / max(1, size)))
-        self.approx = True
-        self._check()
+            self._line(line, whole)
+            cursor = self._exact(data, le, b)
+            p = cursor if cursor > le else le + self.stride
+        self.next_sample = base + p
+        self.pending += b - cursor
