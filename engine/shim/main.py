@@ -24,6 +24,7 @@ from .protocol import (
     EV_LOG_LOST,
     EV_OUTPUT,
     EV_STATE,
+    OP_INPUT,
     OP_KILL,
     OP_OWNER,
     OP_RESIZE,
@@ -101,6 +102,8 @@ class Shim(EndingMixin):
 
             self.decl = Declared(self, spec["declared"])
         self.runaway = None  # the repeat note and the output cap (runaway.py), if asked for
+        self.input_watch = None  # inputwait.InputWatch, made by the first `input` request
+        self.tty_name = ""
         if spec.get("repeatLimit") or spec.get("maxOutputBytes"):
             from .runaway import Runaway  # only a job with either option loads it
 
@@ -118,6 +121,7 @@ class Shim(EndingMixin):
             if procs_fd >= 0:
                 os.close(procs_fd)
         self.child_pid, self.out_fd, self.pty_fd = job.pid, job.out_fd, job.pty_fd
+        self.tty_name = job.tty_name
         self.check_cgroup()
         if self.tty:
             self.capacity = TTY_CAPACITY
@@ -317,6 +321,10 @@ class Shim(EndingMixin):
             return {"ok": True}
         if op == OP_STATE:
             return self.state()
+        if op == OP_INPUT:
+            from .inputwait import answer  # only a job someone asks about loads it
+
+            return answer(self)
         if op == OP_RESUME:
             if self.runaway is None or self.exit_status is not None:
                 return {"ok": False, "error": "not stopped by its output limit"}

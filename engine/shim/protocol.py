@@ -32,6 +32,11 @@ and the shim keeps serving.
   -> {"op": "resize", "cols": c, "rows": r}           <- {"ok": true}
   -> {"op": "resume", "maxOutputBytes": n?}  <- {"ok": true, "maxOutputBytes": n|null}
         (a job its output limit stopped: SIGCONT; the cap off, or n)
+  -> {"op": "input"}  <- {"ok": true, "waitingForInput": {"since": ms, "pid": p, "fd": n,
+                          "how": "syscall"|"wchan", "prompt": s} | null}
+        (one look at the tree; a process asleep reading the job's stdin pipe or terminal
+        at two looks at least 1 s apart is waiting: ask at most once a second; `since`
+        is the first look that saw it; `prompt` the output's last line, raw; inputwait.py)
 
 Events, pushed to watching clients:
 
@@ -92,6 +97,7 @@ OP_KILL = "kill"
 OP_OWNER = "owner"
 OP_RESIZE = "resize"
 OP_RESUME = "resume"  # a job stopped by its output limit (runaway.py)
+OP_INPUT = "input"  # is the job waiting for input? (inputwait.py)
 MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300  # a terminal's size (resize, start)
 EV_STATE = "state"
 EV_OUTPUT = "output"
@@ -335,6 +341,16 @@ if TYPE_CHECKING:
         shimToken: str | None
         cgroup: str | None
 
+    class InputRequest(TypedDict):
+        op: Literal["input"]
+
+    class WaitingForInput(TypedDict):
+        since: int  # ms since the epoch: the first look that saw it waiting
+        pid: int
+        fd: int
+        how: Literal["syscall", "wchan"]  # /proc/PID/syscall, or (unreadable) its wchan
+        prompt: str  # the output's last line, raw (sanitize it)
+
     class RepeatingEvent(TypedDict):
         ev: Literal["repeating"]
         repeating: Repeating
@@ -345,7 +361,13 @@ if TYPE_CHECKING:
         repeating: NotRequired[Repeating]
 
     Request = (
-        WatchRequest | SendRequest | KillRequest | OwnerRequest | ResizeRequest | ResumeRequest
+        WatchRequest
+        | SendRequest
+        | KillRequest
+        | OwnerRequest
+        | ResizeRequest
+        | ResumeRequest
+        | InputRequest
     )
     Event = (
         StateEvent

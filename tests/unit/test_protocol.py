@@ -57,7 +57,7 @@ def test_every_request_and_event_is_typed_and_documented():
     names = typed()
     ops = {v for k, v in vars(protocol).items() if k.startswith("OP_")}
     events = {v for k, v in vars(protocol).items() if k.startswith("EV_")}
-    assert ops == {"watch", "state", "send", "kill", "owner", "resize", "resume"}
+    assert ops == {"watch", "state", "send", "kill", "owner", "resize", "resume", "input"}
     assert events == {
         *("state", "output", "log-lost", "exit", "gone", "remaining", "phase"),
         *("repeating", "output-limit"),
