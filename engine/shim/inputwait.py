@@ -36,8 +36,9 @@ READS = {
     "aarch64": (63, 65, 67),
     "arm64": (63, 65, 67),
 }
-# Where a reader of a terminal or a pipe sleeps (by kernel version).
-READER_WCHANS = ("n_tty_read", "wait_woken", "pipe_read", "pipe_wait", "pipe_read_wait")
+# Where a reader of a terminal or a pipe sleeps, in part (kernels name them differently:
+# pipe_read, pipe_wait, anon_pipe_read in 6.x; n_tty_read or wait_woken for a terminal).
+READER_WCHANS = ("n_tty_read", "wait_woken", "pipe_read", "pipe_wait")
 
 
 def _read(path: str) -> bytes | None:
@@ -93,7 +94,7 @@ def reading(pid: int, target: str, tty: bool, reads: tuple[int, ...]) -> tuple[i
         fd, how = int(parts[1], 16), "syscall"
     else:  # unreadable: where it sleeps, and its fd 0
         wchan = (_read(f"/proc/{pid}/wchan") or b"").decode(errors="replace")
-        if not wchan.startswith(READER_WCHANS):
+        if not any(name in wchan for name in READER_WCHANS):
             return None
         fd, how = 0, "wchan"
     try:
