@@ -209,6 +209,8 @@ class EndingMixin:
         if self.decl is not None and self.decl.on_exit():
             return  # restarted by its policy: not the job's end (declared.py)
         self.finished_at = now_ms()
+        if self.exit_status == -SIGKILL and self.oom is not None:
+            self.oom_kill = self.oom.moved()  # the kernel's OOM killer, maybe
         if self.out_fd >= 0:
             self.drain()  # every byte written before the exit is in the log first
         self.remaining = self.tree_left()  # in the exit message: what it left running

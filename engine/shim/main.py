@@ -103,6 +103,8 @@ class Shim(EndingMixin):
             self.decl = Declared(self, spec["declared"])
         self.runaway = None  # the repeat note and the output cap (runaway.py), if asked for
         self.input_watch = None  # inputwait.InputWatch, made by the first `input` request
+        self.oom = None  # oomcount.OomCount: the OOM kill counters once the job runs
+        self.oom_kill: dict | None = None  # which moved when the job died of SIGKILL
         self.tty_name = ""
         if spec.get("repeatLimit") or spec.get("maxOutputBytes"):
             from .runaway import Runaway  # only a job with either option loads it
@@ -174,6 +176,7 @@ class Shim(EndingMixin):
             "remaining": self.remaining,
             **(self.decl.fields() if self.decl is not None else {}),
             **(self.runaway.fields() if self.runaway is not None else {}),
+            **({"oomKill": self.oom_kill} if self.oom_kill is not None else {}),
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -391,6 +394,9 @@ class Shim(EndingMixin):
         for signum in (_signal.SIGCHLD, _signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
             _signal.signal(signum, lambda *_: None)
         self.sel.register(wake_r, EVENT_READ, "signal")
+        from .oomcount import OomCount  # after the ready line: not on the start's path
+
+        self.oom = OomCount(self.cgroup)
         self.reap()
         self.check_finished_at = 0.0
         while True:

@@ -249,6 +249,11 @@ if TYPE_CHECKING:
         logNote: str | None
         repeating: NotRequired[Repeating]
         outputLimit: NotRequired[OutputLimit]
+        oomKill: NotRequired["OomKill"]  # died of SIGKILL as an OOM kill counter moved
+
+    class OomKill(TypedDict):
+        source: Literal["cgroup", "machine"]  # the job's cgroup (certain), or /proc/vmstat
+        kills: int  # how far it moved over the job's life
 
     class WatchRequest(TypedDict):
         op: Literal["watch", "state"]

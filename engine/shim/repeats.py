@@ -28,7 +28,7 @@ Wiring: `feed(buffer, start, end)` with each chunk read (logwriter's `read_from`
 import time
 
 LINE_CAP = 1024  # bytes of a line that are kept and masked
-LINE_RATE = 2000  # lines keyed one by one per second at most (~0.5% of a core)
+LINE_RATE = 1000  # lines keyed one by one per second at most (a few ms of CPU)
 STRIDE = 256 * 1024  # bytes between two sampled lines, past the budget
 
 _DIGIT, _X = ord("d"), ord("x")
