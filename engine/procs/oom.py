@@ -1,6 +1,6 @@
 """The kernel's out-of-memory kills (issue 27, feature 3), for the session side.
 
-The shim counts them (shim/oomcount.py: the job's cgroup's `oom_kill`, else /proc/vmstat's,
+The shim counts them (shim/ending.py: the job's cgroup's `oom_kill`, else /proc/vmstat's,
 read once the job runs and again at its SIGKILL) and writes which moved in the job's end
 (`oomKill: {"source": "cgroup"|"machine", "kills": n}`). `from_end` reads that back, and
 the counters are here for a reader that watches a process itself (an adopted one).
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jobs_tui.engine.shim.oomcount import OomCount, cgroup_kills, machine_kills
+from jobs_tui.engine.shim.ending import OomCount, cgroup_kills, machine_kills
 
 __all__ = ["OomCount", "OomKill", "cgroup_kills", "from_end", "machine_kills"]
 

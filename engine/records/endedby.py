@@ -5,7 +5,7 @@ memory`).
 The facts: how it ended (an exit code, or the signal it died of), the shim's end reason
 (exit, kill, deadline, owner-gone, shim-gone, output-limit, dependency, crash-loop), who
 asked for a kill (the door and the session, which the session knows: the shim does not),
-whether an OOM kill counter moved at its SIGKILL (shim/oomcount.py: its cgroup's is
+whether an OOM kill counter moved at its SIGKILL (shim/ending.py: its cgroup's is
 certain, the machine's likely), and an outside signal's sender where one is known.
 
 The sender of a signal that killed a process is not told to its parent: `waitid` fills

@@ -18,7 +18,7 @@ import sys
 import time
 
 from . import cgroup, procs
-from .ending import FINISH_POLL_S, EndingMixin
+from .ending import FINISH_POLL_S, EndingMixin, OomCount
 from .logwriter import LogWriter
 from .protocol import (
     EV_LOG_LOST,
@@ -103,7 +103,7 @@ class Shim(EndingMixin):
             self.decl = Declared(self, spec["declared"])
         self.runaway = None  # the repeat note and the output cap (runaway.py), if asked for
         self.input_watch = None  # inputwait.InputWatch, made by the first `input` request
-        self.oom = None  # oomcount.OomCount: the OOM kill counters once the job runs
+        self.oom = None  # ending.OomCount: the OOM kill counters once the job runs
         self.oom_kill: dict | None = None  # which moved when the job died of SIGKILL
         self.tty_name = ""
         if spec.get("repeatLimit") or spec.get("maxOutputBytes"):
@@ -394,9 +394,7 @@ class Shim(EndingMixin):
         for signum in (_signal.SIGCHLD, _signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
             _signal.signal(signum, lambda *_: None)
         self.sel.register(wake_r, EVENT_READ, "signal")
-        from .oomcount import OomCount  # after the ready line: not on the start's path
-
-        self.oom = OomCount(self.cgroup)
+        self.oom = OomCount(self.cgroup)  # after the ready line: not on the start's path
         self.reap()
         self.check_finished_at = 0.0
         while True:

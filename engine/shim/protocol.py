@@ -315,6 +315,7 @@ if TYPE_CHECKING:
         finishedAt: int | None
         repeating: Repeating  # with repeatLimit, once a run reached it
         outputLimit: OutputLimit  # with maxOutputBytes
+        oomKill: OomKill  # finished: died of SIGKILL as an OOM kill counter moved
 
     class OutputEvent(TypedDict):
         ev: Literal["output"]
