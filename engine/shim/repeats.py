@@ -15,10 +15,12 @@ lines are not all looked at one by one when output comes fast:
   (a memcmp, ~20 us/MiB), never line by line, exactly;
 - other lines are keyed one by one while a budget lasts (`line_rate` keys a second, a
   second's worth held): a job that prints at a human or a service's pace is counted exactly;
-- past the budget, a chunk is sampled, one line every `stride` bytes and its last line:
-  equal samples in a row are taken as one run and its lines counted from their bytes (the
-  mean length of the sampled lines): `approx` says so. A run of two strides of bytes or more
-  is always seen; a shorter one inside fast varied output may be missed (a flood is not).
+- past the budget, one line every `stride` bytes of the output is keyed (across chunks):
+  the lines between two samples of one key are taken as that run's, counted from their
+  bytes and the sampled line's length (`approx` says so), and a run's end is seen at the
+  next sample. A run of two strides of bytes or more is always seen; a shorter one inside
+  fast varied output may be missed (a flood is not). After a sampled line, its byte-for-
+  byte repeats are still counted exactly.
 
 Wiring: `feed(buffer, start, end)` with each chunk read (logwriter's `read_from` does it);
 `raised` counts notes, so a caller compares it after a feed to know a new one is due;
