@@ -97,6 +97,8 @@ class EndingMixin:
             self.reason = reason
             self.kill_signal = name
         self.signal_tree(signum)
+        if self.runaway is not None:
+            self.runaway.cont()  # a tree its output limit stopped takes the signal now
         if signum == SIGKILL:
             self.sweeping = True
         else:
@@ -207,6 +209,8 @@ class EndingMixin:
         if self.decl is not None and self.decl.on_exit():
             return  # restarted by its policy: not the job's end (declared.py)
         self.finished_at = now_ms()
+        if self.exit_status == -SIGKILL and self.oom is not None:
+            self.oom_kill = self.oom.moved()  # the kernel's OOM killer, maybe
         if self.out_fd >= 0:
             self.drain()  # every byte written before the exit is in the log first
         self.remaining = self.tree_left()  # in the exit message: what it left running
@@ -268,3 +272,71 @@ class EndingMixin:
                 {"ev": EV_GONE, "escalated": self.escalated, "processes": len(self.signalled)}
             )
         return self.status_written
+
+
+# -- the kernel's out-of-memory kills (issue 27, feature 3: who ended a job) ---------------
+# Two counters: the job's cgroup's (v2 `memory.events` `oom_kill`: processes of that cgroup
+# killed by any OOM killer; a v1 memory cgroup's `memory.oom_control` has the same line),
+# and the machine's (`/proc/vmstat` `oom_kill`, every OOM kill since boot). The shim reads
+# both once the job runs (after the ready line: a start must stay fast, so a job the OOM
+# killer ends within its first milliseconds is not seen) and again when it dies of
+# SIGKILL: the cgroup's moving is certain, the machine's moving at the job's SIGKILL likely
+# (another process may have been the one). procs/oom.py is the session side.
+
+
+def _counter(path: str, name: bytes) -> int | None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        raw = os.read(fd, 65536)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    for line in raw.splitlines():
+        key, _, value = line.partition(b" ")
+        if key == name:
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def cgroup_kills(directory: str | None) -> int | None:
+    """`oom_kill` of a cgroup directory (v2 memory.events, v1 memory.oom_control)."""
+    if not directory:
+        return None
+    for name in ("memory.events", "memory.oom_control"):
+        found = _counter(os.path.join(directory, name), b"oom_kill")
+        if found is not None:
+            return found
+    return None
+
+
+def machine_kills() -> int | None:
+    """`oom_kill` of /proc/vmstat (Linux 4.13+), or None."""
+    return _counter("/proc/vmstat", b"oom_kill")
+
+
+class OomCount:
+    """Both counters when the job started; `moved()` after its SIGKILL says which moved."""
+
+    __slots__ = ("cgroup", "cgroup_before", "machine_before")
+
+    def __init__(self, cgroup: str | None) -> None:
+        self.cgroup = cgroup
+        self.cgroup_before = cgroup_kills(cgroup)
+        self.machine_before = machine_kills()
+
+    def moved(self) -> dict | None:
+        """`{"source": "cgroup"|"machine", "kills": n}` if a counter moved, else None."""
+        now = cgroup_kills(self.cgroup)
+        if self.cgroup_before is not None and now is not None and now > self.cgroup_before:
+            return {"source": "cgroup", "kills": now - self.cgroup_before}
+        now = machine_kills()
+        if self.machine_before is not None and now is not None and now > self.machine_before:
+            return {"source": "machine", "kills": now - self.machine_before}
+        return None

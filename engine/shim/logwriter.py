@@ -62,6 +62,9 @@ class LogWriter:
         self.sizes = None  # a terminal's sizes (sizeindex), once the shim records a resize
         # Sees every byte written, as it is written: a declared job's log probe (declared.py)
         self.observer = None
+        # Sees every chunk read, in the read buffer itself: the repeat detector (repeats.py),
+        # which needs `find`/`startswith` over the buffer, not a memoryview
+        self.detector = None
 
     def _open(self) -> int:
         try:
@@ -189,6 +192,8 @@ class LogWriter:
                 raise
         if filled:
             self.write(view[:filled])  # on a full disk: dropped and counted
+            if self.detector is not None:
+                self.detector.feed(self._buffer, 0, filled)
         return filled
 
     def reopen_if_unlinked(self) -> bool:

@@ -18,15 +18,17 @@ import sys
 import time
 
 from . import cgroup, procs
-from .ending import FINISH_POLL_S, EndingMixin
+from .ending import FINISH_POLL_S, EndingMixin, OomCount
 from .logwriter import LogWriter
 from .protocol import (
     EV_LOG_LOST,
     EV_OUTPUT,
     EV_STATE,
+    OP_INPUT,
     OP_KILL,
     OP_OWNER,
     OP_RESIZE,
+    OP_RESUME,
     OP_SEND,
     OP_STATE,
     OP_WATCH,
@@ -99,6 +101,15 @@ class Shim(EndingMixin):
             from .declared import Declared  # only a declared job loads it
 
             self.decl = Declared(self, spec["declared"])
+        self.runaway = None  # the repeat note and the output cap (runaway.py), if asked for
+        self.input_watch = None  # inputwait.InputWatch, made by the first `input` request
+        self.oom = None  # ending.OomCount: the OOM kill counters once the job runs
+        self.oom_kill: dict | None = None  # which moved when the job died of SIGKILL
+        self.tty_name = ""
+        if spec.get("repeatLimit") or spec.get("maxOutputBytes"):
+            from .runaway import Runaway  # only a job with either option loads it
+
+            self.runaway = Runaway(self, spec)
 
     # -- setup -----------------------------------------------------------------
     def spawn(self) -> None:
@@ -112,6 +123,7 @@ class Shim(EndingMixin):
             if procs_fd >= 0:
                 os.close(procs_fd)
         self.child_pid, self.out_fd, self.pty_fd = job.pid, job.out_fd, job.pty_fd
+        self.tty_name = job.tty_name
         self.check_cgroup()
         if self.tty:
             self.capacity = TTY_CAPACITY
@@ -145,6 +157,7 @@ class Shim(EndingMixin):
             "lostBytes": self.lost_bytes + self.log.lost_bytes,
             "logNote": self.log.note,
             **(self.decl.fields() if self.decl is not None else {}),
+            **(self.runaway.fields() if self.runaway is not None else {}),
             **(self.exit_message() if self.exit_status is not None else {}),
         }
 
@@ -162,6 +175,8 @@ class Shim(EndingMixin):
             "logNote": self.log.note,
             "remaining": self.remaining,
             **(self.decl.fields() if self.decl is not None else {}),
+            **(self.runaway.fields() if self.runaway is not None else {}),
+            **({"oomKill": self.oom_kill} if self.oom_kill is not None else {}),
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -193,6 +208,8 @@ class Shim(EndingMixin):
                 if exc.errno != errno.EIO:  # EIO: every holder of the PTY slave has closed it
                     raise
                 moved = 0
+            if self.runaway is not None:
+                self.runaway.after_read()
             if moved == 0:
                 if self.out_resume_at is None:
                     self.sel.unregister(self.out_fd)
@@ -307,6 +324,14 @@ class Shim(EndingMixin):
             return {"ok": True}
         if op == OP_STATE:
             return self.state()
+        if op == OP_INPUT:
+            from .inputwait import answer  # only a job someone asks about loads it
+
+            return answer(self)
+        if op == OP_RESUME:
+            if self.runaway is None or self.exit_status is not None:
+                return {"ok": False, "error": "not stopped by its output limit"}
+            return self.runaway.resume(message)
         return {"ok": False, "error": f"unknown op {op!r}"}
 
     def tick(self) -> float:
@@ -369,6 +394,7 @@ class Shim(EndingMixin):
         for signum in (_signal.SIGCHLD, _signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
             _signal.signal(signum, lambda *_: None)
         self.sel.register(wake_r, EVENT_READ, "signal")
+        self.oom = OomCount(self.cgroup)  # after the ready line: not on the start's path
         self.reap()
         self.check_finished_at = 0.0
         while True:

@@ -30,6 +30,13 @@ and the shim keeps serving.
                       "graceMs": g}
   -> {"op": "owner", "pid": p|null, "token": t|null}  <- {"ok": true}
   -> {"op": "resize", "cols": c, "rows": r}           <- {"ok": true}
+  -> {"op": "resume", "maxOutputBytes": n?}  <- {"ok": true, "maxOutputBytes": n|null}
+        (a job its output limit stopped: SIGCONT; the cap off, or n)
+  -> {"op": "input"}  <- {"ok": true, "waitingForInput": {"since": ms, "pid": p, "fd": n,
+                          "how": "syscall"|"wchan", "prompt": s} | null}
+        (one look at the tree; a process asleep reading the job's stdin pipe or terminal
+        at two looks at least 1 s apart is waiting: ask at most once a second; `since`
+        is the first look that saw it; `prompt` the output's last line, raw; inputwait.py)
 
 Events, pushed to watching clients:
 
@@ -48,6 +55,15 @@ Events, pushed to watching clients:
                                                 starting, ready, not-ready, restarting);
                                                 with the identity of the command running
                                                 now, when one runs (a restart changes it)
+  <- {"ev": "repeating", "repeating": Repeating}  a line repeated `repeatLimit` times in a
+                                                row (once per run; `state` has the count)
+  <- {"ev": "output-limit", "outputLimit": OutputLimit, "repeating"?: Repeating}
+                                                the output reached `maxOutputBytes`: the
+                                                tree is stopped, or killed (`output-limit`)
+
+Output running away (`repeatLimit`, `maxOutputBytes`, `onLimit` in the start spec, see
+shim/runaway.py): `state` replies and the end file carry `repeating` and `outputLimit`
+once there is something to say.
 
 Declared jobs (`declared` in the start spec, a `DeclaredSpec`, see shim/declared.py): the
 shim waits for the dependencies before it spawns the command (its ready line then has
@@ -80,6 +96,8 @@ OP_SEND = "send"
 OP_KILL = "kill"
 OP_OWNER = "owner"
 OP_RESIZE = "resize"
+OP_RESUME = "resume"  # a job stopped by its output limit (runaway.py)
+OP_INPUT = "input"  # is the job waiting for input? (inputwait.py)
 MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 20, 500, 5, 300  # a terminal's size (resize, start)
 EV_STATE = "state"
 EV_OUTPUT = "output"
@@ -88,6 +106,9 @@ EV_EXIT = "exit"
 EV_GONE = "gone"
 EV_REMAINING = "remaining"
 EV_PHASE = "phase"  # a declared job's phase (declared.py)
+EV_REPEATING = "repeating"  # the same line N times in a row (runaway.py)
+EV_OUTPUT_LIMIT = "output-limit"  # the output reached maxOutputBytes (runaway.py)
+ON_LIMIT = ("stop", "kill")  # what the output limit does
 
 # The signals a kill may send, in every vocabulary (the schemas' enum, the CLI's --signal).
 KILL_SIGNALS = ("SIGTERM", "SIGKILL", "SIGINT")
@@ -154,6 +175,23 @@ if TYPE_CHECKING:
         readyFd: NotRequired[int]  # added by `launch`: where the Ready line goes
         holdFd: NotRequired[int]  # a held start: spawn only after a `g` read from it
         declared: NotRequired["DeclaredSpec"]  # a declared job's rules, run by its shim
+        repeatLimit: NotRequired[int | None]  # >= 2: the note on N equal lines in a row
+        maxOutputBytes: NotRequired[int | None]  # the cap on the total output
+        onLimit: NotRequired[Literal["stop", "kill"]]  # at the cap (default stop)
+
+    class Repeating(TypedDict):
+        line: str  # the run's first line, raw (sanitize before showing it)
+        count: int  # lines in the run so far
+        since: int  # ms since the epoch: its first line came
+        ongoing: bool  # False once another line broke it
+        approx: bool  # part of the count is from sampled bytes (fast varied output)
+
+    class OutputLimit(TypedDict):
+        maxBytes: int | None  # None: lifted by a resume
+        onLimit: Literal["stop", "kill"]
+        reachedAt: int | None  # ms since the epoch
+        atBytes: int | None  # the output's total when it acted
+        stopped: bool  # the tree is SIGSTOPped now
 
     class ProbeSpec(TypedDict):
         kind: Literal["log", "port", "http", "exec"]
@@ -202,13 +240,20 @@ if TYPE_CHECKING:
 
     class ExitFields(TypedDict):
         exitStatus: int  # code, or -N for signal N
-        reason: str  # exit, kill, deadline, owner-gone
+        reason: str  # exit, kill, deadline, owner-gone, output-limit
         signal: str | None  # the signal it died of, or the one a kill sent
         finishedAt: int | None  # ms since the epoch
         bytes: int  # output written, in all
         tail: str  # raw recent output
         lostBytes: int
         logNote: str | None
+        repeating: NotRequired[Repeating]
+        outputLimit: NotRequired[OutputLimit]
+        oomKill: NotRequired["OomKill"]  # died of SIGKILL as an OOM kill counter moved
+
+    class OomKill(TypedDict):
+        source: Literal["cgroup", "machine"]  # the job's cgroup (certain), or /proc/vmstat
+        kills: int  # how far it moved over the job's life
 
     class WatchRequest(TypedDict):
         op: Literal["watch", "state"]
@@ -234,6 +279,10 @@ if TYPE_CHECKING:
         op: Literal["resize"]
         cols: int
         rows: int
+
+    class ResumeRequest(TypedDict):
+        op: Literal["resume"]
+        maxOutputBytes: NotRequired[int | None]  # the new cap (more than the output so far)
 
     class Reply(TypedDict, total=False):
         re: str  # the op answered
@@ -264,6 +313,9 @@ if TYPE_CHECKING:
         reason: str
         signal: str | None
         finishedAt: int | None
+        repeating: Repeating  # with repeatLimit, once a run reached it
+        outputLimit: OutputLimit  # with maxOutputBytes
+        oomKill: OomKill  # finished: died of SIGKILL as an OOM kill counter moved
 
     class OutputEvent(TypedDict):
         ev: Literal["output"]
@@ -295,7 +347,34 @@ if TYPE_CHECKING:
         shimToken: str | None
         cgroup: str | None
 
-    Request = WatchRequest | SendRequest | KillRequest | OwnerRequest | ResizeRequest
+    class InputRequest(TypedDict):
+        op: Literal["input"]
+
+    class WaitingForInput(TypedDict):
+        since: int  # ms since the epoch: the first look that saw it waiting
+        pid: int
+        fd: int
+        how: Literal["syscall", "wchan"]  # /proc/PID/syscall, or (unreadable) its wchan
+        prompt: str  # the output's last line, raw (sanitize it)
+
+    class RepeatingEvent(TypedDict):
+        ev: Literal["repeating"]
+        repeating: Repeating
+
+    class OutputLimitEvent(TypedDict):
+        ev: Literal["output-limit"]
+        outputLimit: OutputLimit
+        repeating: NotRequired[Repeating]
+
+    Request = (
+        WatchRequest
+        | SendRequest
+        | KillRequest
+        | OwnerRequest
+        | ResizeRequest
+        | ResumeRequest
+        | InputRequest
+    )
     Event = (
         StateEvent
         | OutputEvent
@@ -304,4 +383,6 @@ if TYPE_CHECKING:
         | GoneEvent
         | RemainingEvent
         | PhaseEvent
+        | RepeatingEvent
+        | OutputLimitEvent
     )

@@ -44,10 +44,13 @@ def shell_argv(command: str, tty: bool) -> list[str]:
 class Spawned:
     """The job's pid and its ends: output (pipe or PTY master), input (or -1), PTY master."""
 
-    __slots__ = ("in_fd", "out_fd", "pid", "pty_fd")
+    __slots__ = ("in_fd", "out_fd", "pid", "pty_fd", "tty_name")
 
-    def __init__(self, pid: int, out_fd: int, in_fd: int, pty_fd: int = -1) -> None:
+    def __init__(
+        self, pid: int, out_fd: int, in_fd: int, pty_fd: int = -1, tty_name: str = ""
+    ) -> None:
         self.pid, self.out_fd, self.in_fd, self.pty_fd = pid, out_fd, in_fd, pty_fd
+        self.tty_name = tty_name  # a terminal job's /dev/pts/N
 
 
 def _defaults() -> list[int]:
@@ -190,12 +193,13 @@ def spawn_pipes(spec: dict, cgroup_fd: int = -1) -> Spawned:
 def spawn_pty(spec: dict, cgroup_fd: int = -1) -> Spawned:
     master, slave = os.openpty()
     set_winsize(master, int(spec.get("cols") or 80), int(spec.get("rows") or 24))
+    name = os.ttyname(slave)
     try:
-        pid = _spawn(spec, [], tty=True, slave=os.ttyname(slave), cgroup_fd=cgroup_fd)
+        pid = _spawn(spec, [], tty=True, slave=name, cgroup_fd=cgroup_fd)
     finally:
         os.close(slave)
     writer = os.dup(master)
-    return Spawned(pid, master, writer, master)
+    return Spawned(pid, master, writer, master, name)
 
 
 class StartCalledOff(RuntimeError):
