@@ -244,7 +244,8 @@ def _stack_verb(args: argparse.Namespace) -> int:
     if args.verb == "up" and not args.detach:
         from jobs_tui.app.tui import run_tui  # the UI loads only when it is shown
 
-        return run_tui(registry_dir=args.registry_dir, up=args.names)  # type: ignore[call-arg]
+        # None is 'no up' to the screen: [] is 'the autostart jobs', as up without NAMEs
+        return run_tui(registry_dir=args.registry_dir, up=args.names or [])
     verb = stack.up if args.verb == "up" else stack.down
     return import_asyncio().run(_run(verb, args))
 
