@@ -10,24 +10,11 @@ from pathlib import Path
 
 import jsonschema
 
+from tests.declared_stacks import DB_API_WORKER
+
 from .conftest import serve
 
-STACK = """
-[jobs.db]
-command = "sleep 0.2; echo db is ready; exec sleep 60"
-ready = { log = "db is ready", period_ms = 50 }
-
-[jobs.api]
-command = "echo api up; exec sleep 60"
-depends_on = { db = "ready" }
-
-[jobs.worker]
-command = "echo working; exit 3"
-depends_on = { api = "started" }
-restart = "on-failure"
-max_restarts = 1
-backoff_ms = 50
-"""
+STACK = DB_API_WORKER
 
 
 def declare(cwd: str, text: str = STACK) -> None:

@@ -11,23 +11,9 @@ import pytest
 
 from jobs_tui.engine import Config, JobManager
 from jobs_tui.engine.tools import ExecCommandTools, JobTools, ProcessTools
+from tests.declared_stacks import DB_API_WORKER
 
-STACK = """
-[jobs.db]
-command = "sleep 0.2; echo db is ready; exec sleep 60"
-ready = { log = "db is ready", period_ms = 50 }
-
-[jobs.api]
-command = "echo api up; exec sleep 60"
-depends_on = { db = "ready" }
-
-[jobs.worker]
-command = "echo working; exit 3"
-depends_on = { api = "started" }
-restart = "on-failure"
-max_restarts = 1
-backoff_ms = 50
-"""
+STACK = DB_API_WORKER
 
 
 @pytest.fixture
