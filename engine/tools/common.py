@@ -14,6 +14,7 @@ from jobs_tui.engine.calls.callschema import NAME
 from jobs_tui.engine.records.format import elapsed_ms as format_elapsed_ms
 from jobs_tui.engine.records.ids import is_job_id
 from jobs_tui.engine.records.model import JobRecord, now_ms
+from jobs_tui.engine.records.results import UnknownJob
 from jobs_tui.engine.registry.outcomes import (  # the core's words, re-exported here
     exit_status_code,
     iso_utc,
@@ -58,13 +59,18 @@ def job_id_from(value: Any, field: str) -> str:
     )
 
 
-def resolve_name(manager: JobManager, v: dict[str, Any]) -> dict[str, Any]:
+def resolve_name(manager: JobManager, v: dict[str, Any], field: str) -> dict[str, Any]:
     """A call's `job_id` that is a declared name -> its current job's id, once, before
     the call acts: what the facades keep by id (unread cursors, kills under way) is then
-    that job's, and a restart under the name is a new session. UnknownJob if none."""
+    that job's, and a restart under the name is a new session. UnknownJob naming the
+    vocabulary's own `field` (`session_id`, `sessionId`) if none."""
     job_id = v.get("job_id")
     if isinstance(job_id, str) and not is_job_id(job_id):
-        v["job_id"] = manager.get(job_id).id
+        try:
+            v["job_id"] = manager.get(job_id).id
+        except UnknownJob:
+            message = f"{field} {job_id!r} is not a known job or a declared job's name"
+            raise UnknownJob(message, field) from None
     return v
 
 

@@ -79,7 +79,7 @@ class ExecCommandTools(Facade):
             unknown = ToolInputError(f"unknown tool {quote(tool)}", "tool")
             return error_result("operation", clip(str(tool)), unknown)
         try:
-            return await handler(resolve_name(self.jm, check_call(tool, args)))
+            return await handler(resolve_name(self.jm, check_call(tool, args), "session_id"))
         except (ToolInputError, JobError) as exc:
             result = error_result("operation", tool, exc)
             # the engine's names for what this vocabulary calls otherwise

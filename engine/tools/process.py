@@ -68,7 +68,7 @@ class ProcessTools(Facade):
     async def call(self, tool: str, args: Any = None) -> dict[str, Any]:
         action = args.get("action") if isinstance(args, dict) else None
         try:
-            v = resolve_name(self.jm, check_call(tool, args))
+            v = resolve_name(self.jm, check_call(tool, args), "sessionId")
             if tool == "exec":
                 return await self._exec(v)
             return await self._process(v)

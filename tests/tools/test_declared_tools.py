@@ -115,6 +115,7 @@ async def test_exec_command_and_process_take_a_declared_name(jm: JobManager, job
     assert polled["sessionId"] == "j1" and "db is ready" in polled["text"]
     unknown = await pt.call("process", {"action": "poll", "sessionId": "nope"})
     assert unknown["code"] == "unknown-id" and unknown["field"] == "sessionId"
+    assert unknown["error"] == "sessionId 'nope' is not a known job or a declared job's name"
     killed = await ec.kill_session(session_id="db")
     assert killed["status"] != "error", killed
     assert (await job.call({"action": "status", "id": "db"}))["job"]["status"] == "killed"
