@@ -47,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="declare Claude Code's claude/channel capability and send each finish of this "
         "session's jobs as a channel message (launch Claude Code with "
-        "--dangerously-load-development-channels server:NAME; see README)",
+        "--dangerously-load-development-channels server:NAME; docs/mcp.md, Learning of a finish)",
     )
     p.add_argument(
         "--max-output-bytes",
