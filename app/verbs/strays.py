@@ -88,7 +88,7 @@ def table(strays: list[Stray]) -> list[str]:
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[5] for r in rows]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[5]]) for r in rows]
 
 
 async def strays(jm: JobManager, args: argparse.Namespace) -> int:
