@@ -62,6 +62,34 @@ MODEL_JOB: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+# A stray (issue 27): the one place a model is given pids, since no job id names one.
+MODEL_STRAY: dict[str, Any] = {
+    "type": "object",
+    "description": "A process that escaped the jobs: kill it with job_kill and its pid.",
+    "required": ["pid", "command", "ageS", "cpuPercent", "rssBytes", "ports"],
+    "properties": {
+        "pid": {"type": "integer", "minimum": 1},
+        "command": {**_STR, "description": "Its command line (sanitized)."},
+        "ageS": {"type": "number", "minimum": 0},
+        "cpuPercent": {"type": "number", "minimum": 0, "description": "Over its life."},
+        "rssBytes": _COUNT,
+        "ports": {"type": "array", "items": _STR, "description": "e.g. 5173/tcp"},
+    },
+    "additionalProperties": False,
+}
+MODEL_STRAY_KILLED: dict[str, Any] = {
+    "type": "object",
+    "description": "kill with pid: the stray whose tree was killed.",
+    "required": ["pid", "command", "processes", "escalated"],
+    "properties": {
+        "pid": {"type": "integer", "minimum": 1},
+        "command": _STR,
+        "processes": {**_COUNT, "description": "Processes of its tree the kill reached."},
+        "escalated": {**_BOOL, "description": "SIGKILL followed the grace."},
+    },
+    "additionalProperties": False,
+}
+
 # Each action's own fields, beside `job` (or `jobs`), and their schemas.
 _LOG_FIELDS: dict[str, Any] = {
     "logs": {**_STR, "description": "Sanitized log text, head and tail kept."},
@@ -107,7 +135,9 @@ ACTION_FIELDS: dict[str, dict[str, Any]] = {
         "leftoversKilled": _COUNT,
         "note": _STR,
         "error": _STR,
+        "stray": MODEL_STRAY_KILLED,
     },
+    "strays": {"strays": {"type": "array", "items": MODEL_STRAY}},
     "wait": {
         "reason": {
             "enum": ["timeout", "cancelled", "port", "none-running", "ready", "not-ready"],
@@ -161,7 +191,9 @@ def output_schema(action: str) -> dict[str, Any]:
     }
     if action == "list":
         schema["required"] = ["jobs"]
-    elif action in _WITH_JOB and action != "wait":
+    elif action == "strays":
+        schema["required"] = ["strays"]
+    elif action in _WITH_JOB and action not in ("wait", "kill"):  # kill: a job's or a stray's
         schema["required"] = ["job"]
     return schema
 
@@ -266,6 +298,11 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
             out.pop("signalled", None)
     if action == "wait":
         out = _wait_fields(details)
+    if action == "strays":
+        out["strays"] = [_stray(s) for s in details.get("strays", []) if isinstance(s, dict)]
+    if action == "kill" and isinstance(details.get("stray"), dict):
+        killed = details["stray"]
+        out["stray"] = {**killed, "command": sanitize_line(str(killed.get("command", "")), 400)}
     if action in ("up", "down"):
         out = _stack_fields(action, details)
     if action == "clear":
@@ -274,6 +311,18 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
         if ids:
             out["ids"] = ids
     return {key: value for key, value in out.items() if value is not None}
+
+
+def _stray(data: dict[str, Any]) -> dict[str, Any]:
+    """A stray as a model reads it: its command line sanitized (it says what it likes)."""
+    return {
+        "pid": data.get("pid"),
+        "command": sanitize_line(str(data.get("command", "")), 400),
+        "ageS": data.get("ageS", 0),
+        "cpuPercent": data.get("cpuPercent", 0),
+        "rssBytes": data.get("rss", 0),
+        "ports": _ports(data.get("ports")),
+    }
 
 
 def _wait_fields(details: dict[str, Any]) -> dict[str, Any]:
