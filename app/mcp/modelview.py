@@ -7,7 +7,8 @@ was killed, what its tree left running); an action adds its own fields (wait's r
 match, logs' text and counts, send's bytes, kill's signal and process count). Left out:
 start and shim tokens, socket, status and cgroup paths, pids (a model has no use for a
 pid: it acts on a job through its id, and signalling a pid behind the supervisor's back
-is what the tools exist to prevent), timestamps in milliseconds, the session id, flags
+is what the tools exist to prevent; a stray, which no job id names, is the exception:
+strayview.py), timestamps in milliseconds, the session id, flags
 the model set itself (`detached`, `wake`, `stdin`). The full record stays one read away
 as the `jobs://job/{id}` resource. `output_schema(action)` declares exactly this shape.
 """
@@ -18,6 +19,8 @@ import time
 from typing import Any
 
 from jobs_tui.engine.records.sanitize import sanitize_line
+
+from .strayview import MODEL_STRAY, MODEL_STRAY_KILLED, model_stray
 
 LAST_LINE_CHARS = 300  # as the finish notification bounds it
 _ENDED_BY = ("deadline", "owner-gone", "shim-gone")  # kill reasons the outcome line names
@@ -58,34 +61,6 @@ MODEL_JOB: dict[str, Any] = {
         "restarts": {**_COUNT, "description": "Restarts so far (same id and log)."},
         "maxRestarts": _COUNT,
         "phaseDetail": {**_STR, "description": "The probe's last result, or why it ended."},
-    },
-    "additionalProperties": False,
-}
-
-# A stray (issue 27): the one place a model is given pids, since no job id names one.
-MODEL_STRAY: dict[str, Any] = {
-    "type": "object",
-    "description": "A process that escaped the jobs: kill it with job_kill and its pid.",
-    "required": ["pid", "command", "ageS", "cpuPercent", "rssBytes", "ports"],
-    "properties": {
-        "pid": {"type": "integer", "minimum": 1},
-        "command": {**_STR, "description": "Its command line (sanitized)."},
-        "ageS": {"type": "number", "minimum": 0},
-        "cpuPercent": {"type": "number", "minimum": 0, "description": "Over its life."},
-        "rssBytes": _COUNT,
-        "ports": {"type": "array", "items": _STR, "description": "e.g. 5173/tcp"},
-    },
-    "additionalProperties": False,
-}
-MODEL_STRAY_KILLED: dict[str, Any] = {
-    "type": "object",
-    "description": "kill with pid: the stray whose tree was killed.",
-    "required": ["pid", "command", "processes", "escalated"],
-    "properties": {
-        "pid": {"type": "integer", "minimum": 1},
-        "command": _STR,
-        "processes": {**_COUNT, "description": "Processes of its tree the kill reached."},
-        "escalated": {**_BOOL, "description": "SIGKILL followed the grace."},
     },
     "additionalProperties": False,
 }
@@ -299,7 +274,7 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
     if action == "wait":
         out = _wait_fields(details)
     if action == "strays":
-        out["strays"] = [_stray(s) for s in details.get("strays", []) if isinstance(s, dict)]
+        out["strays"] = [model_stray(s) for s in details.get("strays", []) if isinstance(s, dict)]
     if action == "kill" and isinstance(details.get("stray"), dict):
         killed = details["stray"]
         out["stray"] = {**killed, "command": sanitize_line(str(killed.get("command", "")), 400)}
@@ -311,18 +286,6 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
         if ids:
             out["ids"] = ids
     return {key: value for key, value in out.items() if value is not None}
-
-
-def _stray(data: dict[str, Any]) -> dict[str, Any]:
-    """A stray as a model reads it: its command line sanitized (it says what it likes)."""
-    return {
-        "pid": data.get("pid"),
-        "command": sanitize_line(str(data.get("command", "")), 400),
-        "ageS": data.get("ageS", 0),
-        "cpuPercent": data.get("cpuPercent", 0),
-        "rssBytes": data.get("rss", 0),
-        "ports": _ports(data.get("ports")),
-    }
 
 
 def _wait_fields(details: dict[str, Any]) -> dict[str, Any]:
