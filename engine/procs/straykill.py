@@ -81,6 +81,9 @@ def kill(
 
 
 def _start_of(pid: int) -> str | None:
+    """When `pid` started (a token to compare), or None if it is gone or a zombie."""
+    if not strays.LINUX:  # pragma: no cover - Linux is what CI tests
+        return _start_psutil(pid)
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             raw = fh.read()
@@ -90,6 +93,16 @@ def _start_of(pid: int) -> str | None:
     if len(fields) < 20 or fields[0] in (b"Z", b"X"):
         return None  # a zombie is dead already: its parent reaps it
     return fields[19].decode()
+
+
+def _start_psutil(pid: int) -> str | None:  # pragma: no cover
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        return None if proc.status() == psutil.STATUS_ZOMBIE else repr(proc.create_time())
+    except psutil.Error:
+        return None
 
 
 def _kill_one(stray: Stray, grace_s: float) -> StrayKill:
