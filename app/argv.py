@@ -135,6 +135,8 @@ VERBS: dict[str, str] = {
     "each started",
     "down": "stop the project's declared jobs (or NAMEs and what depends on them), dependents "
     "first",
+    "strays": "processes that escaped the jobs (orphaned, working in the project); --kill PID... "
+    "kills their trees",
     "config": "the config file (init, show); the project's declared jobs (check, import FILE)",
     "schema": "JSON Schemas: the job, exec_command and process vocabularies, cli output, and "
     "jobs-tui.toml (config)",

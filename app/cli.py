@@ -43,6 +43,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def _verbs() -> dict[str, Verb]:
     from .verbs import execute as verbs_exec
     from .verbs import job as verbs
+    from .verbs import strays
     from .verbs import wait as waiting
 
     return {
@@ -57,6 +58,7 @@ def _verbs() -> dict[str, Verb]:
         "restart": verbs.restart,
         "exec": verbs_exec.exec_verb,
         "poll": verbs_exec.poll,
+        "strays": strays.strays,
     }
 
 

@@ -28,6 +28,7 @@ QUOTE_LIMIT = 80
 # The engine's (and the facades') field names -> what the user typed, per verb.
 _COMMON = {"id": "ID", "session_id": "ID"}
 FLAGS: dict[str, dict[str, str]] = {
+    "strays": {"pid": "--kill"},
     "start": {
         "command": "COMMAND",
         "cwd": "--cwd",

@@ -158,6 +158,24 @@ def _poll(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wait-ms", type=whole, help="wait up to this long for it to end (0-600000)")
 
 
+def _pid(text: str) -> int:
+    pid = whole(text)
+    if pid < 1:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a process id")
+    return pid
+
+
+def _strays(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kill",
+        nargs="+",
+        type=_pid,
+        metavar="PID",
+        help="kill these strays' trees (TERM, then KILL after the grace); each must be a "
+        "stray now, else nothing is killed",
+    )
+
+
 def _config(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "action",
@@ -234,6 +252,7 @@ VERB_ARGS = {
     "poll": _poll,
     "up": _up,
     "down": _down,
+    "strays": _strays,
     "config": _config,
     "schema": _schema,
     "mcp": _mcp,

@@ -52,7 +52,7 @@ def capabilities(channel: bool = False) -> dict[str, Any]:
     return found
 
 
-READ_ONLY = {"list", "status", "logs", "wait", "list_sessions"}
+READ_ONLY = {"list", "status", "logs", "wait", "list_sessions", "strays"}
 DESTRUCTIVE = {"kill", "clear", "restart", "kill_session", "down"}
 FIRST_LINE_LIMIT = 1 << 20  # a first line longer than this is the SDK's to read
 _NAME = re.compile(r"jobs[-_.]tui(?:-[^-]+)?\.(?:dist|egg)-info\Z", re.IGNORECASE)

@@ -7,7 +7,8 @@ was killed, what its tree left running); an action adds its own fields (wait's r
 match, logs' text and counts, send's bytes, kill's signal and process count). Left out:
 start and shim tokens, socket, status and cgroup paths, pids (a model has no use for a
 pid: it acts on a job through its id, and signalling a pid behind the supervisor's back
-is what the tools exist to prevent), timestamps in milliseconds, the session id, flags
+is what the tools exist to prevent; a stray, which no job id names, is the exception:
+strayview.py), timestamps in milliseconds, the session id, flags
 the model set itself (`detached`, `wake`, `stdin`). The full record stays one read away
 as the `jobs://job/{id}` resource. `output_schema(action)` declares exactly this shape.
 """
@@ -18,6 +19,8 @@ import time
 from typing import Any
 
 from jobs_tui.engine.records.sanitize import sanitize_line
+
+from .strayview import MODEL_STRAY, MODEL_STRAY_KILLED, model_stray
 
 LAST_LINE_CHARS = 300  # as the finish notification bounds it
 _ENDED_BY = ("deadline", "owner-gone", "shim-gone")  # kill reasons the outcome line names
@@ -107,7 +110,9 @@ ACTION_FIELDS: dict[str, dict[str, Any]] = {
         "leftoversKilled": _COUNT,
         "note": _STR,
         "error": _STR,
+        "stray": MODEL_STRAY_KILLED,
     },
+    "strays": {"strays": {"type": "array", "items": MODEL_STRAY}},
     "wait": {
         "reason": {
             "enum": ["timeout", "cancelled", "port", "none-running", "ready", "not-ready"],
@@ -161,7 +166,9 @@ def output_schema(action: str) -> dict[str, Any]:
     }
     if action == "list":
         schema["required"] = ["jobs"]
-    elif action in _WITH_JOB and action != "wait":
+    elif action == "strays":
+        schema["required"] = ["strays"]
+    elif action in _WITH_JOB and action not in ("wait", "kill"):  # kill: a job's or a stray's
         schema["required"] = ["job"]
     return schema
 
@@ -266,6 +273,11 @@ def _fields(action: str, details: dict[str, Any]) -> dict[str, Any]:
             out.pop("signalled", None)
     if action == "wait":
         out = _wait_fields(details)
+    if action == "strays":
+        out["strays"] = [model_stray(s) for s in details.get("strays", []) if isinstance(s, dict)]
+    if action == "kill" and isinstance(details.get("stray"), dict):
+        killed = details["stray"]
+        out["stray"] = {**killed, "command": sanitize_line(str(killed.get("command", "")), 400)}
     if action in ("up", "down"):
         out = _stack_fields(action, details)
     if action == "clear":

@@ -182,6 +182,14 @@ def job_text(action: str, details: dict[str, Any], channel: bool = False) -> str
     if action == "send":
         closed = "; stdin closed" if details.get("stdinClosed") else ""
         lines.append(f"sent {details.get('sent', 0)} bytes{closed}")
+    if action == "strays":
+        return _strays_text(details)
+    if action == "kill" and isinstance(stray := details.get("stray"), dict):
+        count = stray.get("processes", 0)
+        line = f"killed stray {stray.get('pid')} ({count} process{'es' if count != 1 else ''})"
+        lines.append(sanitize_line(f"{line}: {stray.get('command', '')}", 400))
+        if stray.get("escalated"):
+            lines.append("SIGKILL followed: the tree outlived the grace")
     if action == "kill":
         if details.get("escalated"):
             lines.append("SIGKILL followed: the tree outlived the grace")
@@ -196,6 +204,24 @@ def job_text(action: str, details: dict[str, Any], channel: bool = False) -> str
     if not lines:
         lines.append(sanitize_line(json.dumps(details, ensure_ascii=False), 2000))
     return "\n".join(lines)
+
+
+def _strays_text(details: dict[str, Any]) -> str:
+    """One line a stray: pid, age, CPU, memory, ports, command (sanitized)."""
+    lines = []
+    for s in details.get("strays", []):
+        if not isinstance(s, dict):
+            continue
+        ports = ",".join(
+            f"{p.get('port')}/{p.get('proto', 'tcp')}"
+            for p in s.get("ports", [])
+            if isinstance(p, dict)
+        )
+        mem = f"{int(s.get('rss', 0)) // (1 << 20)} MiB"
+        head = f"pid {s.get('pid')} · {s.get('ageS')}s old · {s.get('cpuPercent')}% CPU · {mem}"
+        line = f"{head}{' · ' + ports if ports else ''} · {s.get('command', '')}"
+        lines.append(sanitize_line(line, 400))
+    return "\n".join(lines) or "No strays: no process escaped the jobs into the project."
 
 
 def _wait_lines(details: dict[str, Any]) -> list[str]:

@@ -38,7 +38,10 @@ JOB_DESCRIPTIONS: dict[str, str] = {
     "with context) or lines since a time. " + SANITIZED,
     "send": "Write text to a job's stdin (started with stdin: true); eof closes it.",
     "kill": "Stop a job's whole process tree (TERM, then KILL after a grace); returns once "
-    "every process is gone.",
+    "every process is gone. With pid instead of id: a stray's tree (see job_strays).",
+    "strays": "List processes that escaped the jobs: this user's, working inside the "
+    "project, orphaned (no terminal, parent init), in no job's tree, such as a dev server "
+    "left behind; with pid, command, age, CPU, memory and listening ports.",
     "wait": WAIT_DESCRIPTION,
     "restart": "Kill the job if it runs, then start the same command (cwd, label, env, "
     "stdin, deadline) as a new job id, which the result names.",

@@ -27,7 +27,10 @@ _SHARED = (
     "All output is sanitized and bounded. The person beside you sees the same jobs live in "
     "`jobs-tui`."
 )
-_TAIL = " Read output with job_logs (grep, since). " + _SHARED
+_TAIL = (
+    " Read output with job_logs (grep, since). A process left running outside any job (a "
+    "dev server that escaped): job_strays lists it, job_kill with its pid ends it. " + _SHARED
+)
 
 
 _CHANNEL = (

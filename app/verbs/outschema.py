@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .strays import FIELDS as STRAY_FIELDS
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ERROR_CODES = ("usage", "unknown-id", "refused", "error", "interrupted")
 
@@ -262,6 +264,12 @@ def cli_schemas() -> dict[str, dict[str, Any]]:
                 "note": _STR,
             },
             ["job", "signalled", "signal"],
+        ),
+        "strays": _result(
+            "strays",
+            STRAY_FIELDS,
+            [],
+            text="strays: the project's escaped processes (no --kill); killed: with --kill.",
         ),
         "clear": _result("clear", {"jobs": jobs, "cleared": _COUNT}, ["jobs", "cleared"]),
         "wait": _result(

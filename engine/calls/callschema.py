@@ -29,6 +29,9 @@ from jobs_tui.engine.shim.protocol import MIN_ROWS as MIN_ROWS
 from .schemacheck import explain, quote
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
+# the record's actions, and `strays` (issue 27): about processes that are no job's
+JOB_ACTIONS = (*ACTIONS, "strays")
+MAX_PID = 4_194_304  # Linux's pid_max at most (2^22)
 
 MAX_COMMAND = 4000
 MAX_LABEL = 120
@@ -174,7 +177,7 @@ def only(allowed: set[str], every: list[str], **narrowed: Any) -> dict[str, Any]
 
 
 _JOB_PROPERTIES: dict[str, Any] = {
-    "action": {"type": "string", "enum": list(ACTIONS)},
+    "action": {"type": "string", "enum": list(JOB_ACTIONS)},
     "command": command_spec("Shell command to run (start)."),
     "cwd": directory_spec("Working directory (start); defaults to the session's."),
     "label": text_spec(MAX_LABEL, "Short display label (start)."),
@@ -281,6 +284,13 @@ _JOB_PROPERTIES: dict[str, Any] = {
         "enum": list(KILL_SIGNALS),
         "description": "kill: default SIGTERM.",
     },
+    "pid": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_PID,
+        "description": "kill: a stray's pid (as strays lists it), instead of id: its "
+        "process tree is killed (TERM, then KILL after the grace) if it is a stray still.",
+    },
     "timeoutMs": {
         "type": "integer",
         "description": f"start: deadline, 1-{MAX_START_TIMEOUT_MS} ms (24 h). wait: how long "
@@ -337,7 +347,21 @@ def _job_rules() -> list[dict[str, Any]]:
                 ],
             },
         ),
-        when("action", "kill", {"required": ["id"], "properties": only({"id", "signal"}, f)}),
+        when(
+            "action",
+            "kill",
+            {
+                "properties": only({"id", "signal", "pid"}, f),
+                "allOf": [
+                    {
+                        "description": "id is required: a job's (or pid, a stray's)",
+                        "anyOf": [{"required": ["id"]}, {"required": ["pid"]}],
+                    },
+                    {"not": {"required": ["id", "pid"]}},
+                    {"not": {"required": ["pid", "signal"]}},
+                ],
+            },
+        ),
         when(
             "action",
             "wait",
@@ -360,6 +384,7 @@ def _job_rules() -> list[dict[str, Any]]:
         when("action", "clear", {"properties": only({"id", "all"}, f)}),
         when("action", "up", {"properties": only({"names", "detached"}, f)}),
         when("action", "down", {"properties": only({"names"}, f)}),
+        when("action", "strays", {"properties": only(set(), f)}),
     ]
 
 
@@ -370,7 +395,8 @@ JOB: dict[str, Any] = {
         "Run shell commands as background jobs: start returns an id at once; "
         "list, status, logs, send, kill, wait, restart and clear act on jobs; up and down "
         "start and stop the project's declared jobs (jobs-tui.toml), whose names an id may "
-        "be. Each action takes only its own fields; a null field counts as omitted."
+        "be; strays lists processes that escaped the jobs (kill with pid ends one). Each "
+        "action takes only its own fields; a null field counts as omitted."
     ),
     "type": "object",
     "additionalProperties": False,

@@ -20,11 +20,12 @@ from jobs_tui.engine.procs import remaining
 from jobs_tui.engine.procs.resources import JobUsage, UsageSampler
 from jobs_tui.engine.records.model import JobEvent, JobRecord, now_ms
 from jobs_tui.engine.records.results import (
+    InvalidArgument,
     KillResult,
     UnknownJob,
 )
 from jobs_tui.engine.registry.exitfiles import ExitInfo
-from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.registry.paths import RegistryPaths, project_root
 from jobs_tui.engine.registry.reconcile import finish
 from jobs_tui.engine.registry.table import Registry
 from jobs_tui.engine.shim import procs
@@ -39,6 +40,8 @@ from .supervision import Supervisor
 
 if TYPE_CHECKING:
     from jobs_tui.engine.declared.model import Stack
+    from jobs_tui.engine.procs.straykill import StrayKill
+    from jobs_tui.engine.procs.strays import Stray
 
     from .waiting import ScreenScanner, WaitResult
 
@@ -233,6 +236,37 @@ class JobManager(LogReads):
         self.registry.refresh_peers(now_ms())
         found = await self._usage.sample([r for r in self.registry.all() if r.running])
         return found if ids is None else {i: found[i] for i in ids if i in found}
+
+    async def strays(self) -> list[Stray]:
+        """Processes that escaped: this user's, working inside the project, orphaned
+        (parent init or a subreaper), of no job's tree (peers' running ones included).
+        See `engine/procs/strays.py`; one pass over the process table, off the loop."""
+        import asyncio
+
+        from jobs_tui.engine.procs import straykill
+
+        self.registry.refresh_peers(now_ms())
+        records = list(self.registry.all())
+        return await asyncio.to_thread(straykill.gather, str(project_root(self.cwd)), records)
+
+    async def kill_strays(self, pids: Sequence[int]) -> list[StrayKill]:
+        """Kill the trees of these strays (SIGTERM, SIGKILL after `kill_grace_ms`). Each
+        pid is checked first: one that is not a stray now is an InvalidArgument naming
+        `pid`, and nothing is killed."""
+        import asyncio
+
+        from jobs_tui.engine.procs import straykill
+
+        if not pids:
+            raise InvalidArgument("pid: name at least one stray's pid", "pid")
+        for pid in pids:
+            if isinstance(pid, bool) or not isinstance(pid, int) or pid < 1:
+                raise InvalidArgument(f"pid {pid!r} is not a process id", "pid")
+        self.registry.refresh_peers(now_ms())
+        records = list(self.registry.all())
+        grace = self.config.kill_grace_ms / 1000
+        root = str(project_root(self.cwd))
+        return await asyncio.to_thread(straykill.kill, root, records, list(pids), grace)
 
     # -- start -------------------------------------------------------------------
     async def start(

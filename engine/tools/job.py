@@ -66,6 +66,7 @@ class JobCall:
     raw: bool = False  # logs: the bytes as written (a terminal job's escapes and all)
     names: tuple[str, ...] | None = None  # up, down: declared names (None: all)
     ready: bool = False  # wait: until the declared jobs' probes pass
+    pid: int | None = None  # kill: a stray's pid instead of a job id
 
 
 def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
@@ -143,6 +144,7 @@ def validate(call: Any, *, session_cwd: str | None = None) -> JobCall:
         eof=v.get("eof", False),
         signal=v.get("signal", "SIGTERM"),
         all=v.get("all", False),
+        pid=v.get("pid"),
     )
 
 
@@ -268,6 +270,11 @@ async def dispatch(
             "sent": sent["sent"],
             "stdinClosed": sent["stdinClosed"],
         }
+    if action == "strays":
+        return {"action": action, "strays": [s.to_json() for s in await manager.strays()]}
+    if action == "kill" and call.pid is not None:
+        (stray,) = await manager.kill_strays([call.pid])
+        return {"action": action, "stray": stray.to_json()}
     if action == "kill":
         killed = await manager.kill(job_id, call.signal)
         if not killed.job.running:  # the result shows its end: that is its report

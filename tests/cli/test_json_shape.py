@@ -34,6 +34,7 @@ VERBS = (
     "config",
     "schema",
     "setup",
+    "strays",  # issue 27
 )
 REGISTRY_FIELDS = {
     "id",
@@ -179,6 +180,7 @@ def test_errors_have_one_shape_with_field_and_code(cli: Cli, schemas):
         (("start", "--json"), 2, "usage", "COMMAND"),
         (("logs", "j1", "--lines", "0", "--json"), 2, "usage", "--lines"),
         (("schema", "nope", "--json"), 2, "usage", "NAME"),
+        (("strays", "--kill", "1", "--json"), 2, "usage", "--kill"),  # init: no stray
     ]
     for words, code, kind, field in cases:
         result = cli(*words)

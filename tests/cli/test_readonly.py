@@ -27,6 +27,8 @@ READS = (
     ("logs", "j3", "--offset", "0", "--limit", "5", "--json"),
     ("schema", "job"),
     ("config", "show"),
+    ("strays",),  # issue 27
+    ("strays", "--json"),
 )
 
 

@@ -121,6 +121,8 @@ async def test_every_job_tool_returns_what_a_model_acts_on_within_twice_its_text
         assert [j["name"] for j in upped["started"]] == ["web"]
         downed = await meter.call("job_down")
         assert [j["name"] for j in downed["stopped"]] == ["web"]
+        strays = await meter.call("job_strays")  # issue 27: none here
+        assert strays == {"strays": []}
         assert "reason" not in done and "signalled" not in killed  # said only when news
         # ... and the text says as much, for the clients that hand the model the text
         texts = dict(zip([name for name, _, _ in meter.rows], meter.texts, strict=True))

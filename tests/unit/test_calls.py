@@ -48,6 +48,7 @@ FIELD_TYPES = {
     # issue 26
     "names": "array",
     "ready": "boolean",
+    "pid": "integer",  # issue 27: kill a stray
 }
 
 
@@ -218,6 +219,19 @@ def test_id_required(action):
     assert "required" in str(err)
 
 
+def test_kill_takes_id_or_a_strays_pid_not_both_and_pid_without_signal():
+    assert validate({"action": "kill", "pid": 4242}).pid == 4242
+    assert validate({"action": "kill", "id": "j1"}).pid is None
+    err = assert_names_field({"action": "kill", "id": "j1", "pid": 4242}, "pid")
+    assert "cannot be combined" in str(err)
+    err = assert_names_field({"action": "kill", "pid": 4242, "signal": "SIGKILL"}, "signal")
+    assert "cannot be combined" in str(err)
+    for bad in (0, -1, callschema.MAX_PID + 1, "42", True):
+        assert_names_field({"action": "kill", "pid": bad}, "pid")
+    assert validate({"action": "strays"}) == JobCall(action="strays")
+    assert_names_field({"action": "strays", "pid": 1}, "pid")
+
+
 def test_wait_takes_id_ids_or_neither_but_not_both():
     # neither: the next finish of the session's running jobs (issue 23 D)
     assert validate({"action": "wait"}) == JobCall(action="wait", timeout_ms=30_000)
@@ -333,7 +347,7 @@ def test_applies_table_matches_the_reference():
     assert applies("status") == {"id"}
     assert applies("logs") == {"id", "lines", "grep", "context", "since", "timestamps", "raw"}
     assert applies("send") == {"id", "input", "newline", "eof"}
-    assert applies("kill") == {"id", "signal"}
+    assert applies("kill") == {"id", "signal", "pid"}  # issue 27: pid, a stray's
     assert applies("wait") == {
         "id",
         "ids",
@@ -348,7 +362,9 @@ def test_applies_table_matches_the_reference():
     assert applies("restart") == {"id"}
     assert applies("up") == {"names", "detached"}  # issue 26
     assert applies("down") == {"names"}
-    assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "kill", "restart"}
+    assert applies("strays") == set()  # issue 27
+    # kill: id or pid (a stray's), one of them
+    assert {a for a in ACTIONS if needs_id(a)} == {"status", "logs", "send", "restart"}
 
 
 @pytest.mark.parametrize(
@@ -579,7 +595,7 @@ def test_schema_properties_match_the_reference_fields():
 
 def test_schema_enums_and_limits():
     props = job_tool_schema()["properties"]
-    assert props["action"]["enum"] == list(ACTIONS)
+    assert props["action"]["enum"] == [*ACTIONS, "strays"]  # strays: no record's action
     assert props["signal"]["enum"] == list(KILL_SIGNALS)
     assert (props["lines"]["minimum"], props["lines"]["maximum"]) == (1, callschema.MAX_LINES)
     assert props["input"]["maxLength"] == callschema.MAX_INPUT
