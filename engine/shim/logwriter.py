@@ -143,11 +143,9 @@ class LogWriter:
         self.rotations += 1
 
     def write(self, data: bytes | memoryview) -> None:
-        view = memoryview(data)
+        view = whole = memoryview(data)
         if view and self.retry_at is None:
             self.times.note(self.total)
-        if self.observer is not None and view:
-            self.observer(view)
         try:
             while view:
                 if self._dropping():
@@ -164,6 +162,9 @@ class LogWriter:
                 raise
             self._full()
         self.lost_bytes += len(view)
+        if self.observer is not None and whole:
+            # after the write: a log probe's "ready" is told once its line is in the log
+            self.observer(whole)
 
     def read_from(self, fd: int) -> int:
         """Read what `fd` holds into one reused buffer and append it; bytes read, 0 at end.

@@ -112,3 +112,16 @@ def test_the_phase_reaches_the_record_and_its_json(tmp_path: Path):
     plain = _record(paths, "j5").to_json()
     assert not {"name", "phase", "waitingFor", "restarts", "lastExit"} & set(plain)
     assert not apply_phase(_record(paths, "j5"), {"ev": "output"})
+
+
+def test_a_log_probe_sees_a_line_only_once_it_is_in_the_log(tmp_path):
+    """The shim's log observer (a declared job's `ready = { log = ... }`) is called after
+    the write: whoever hears "ready" and reads the log finds the line there."""
+    from jobs_tui.engine.shim.logwriter import LogWriter
+
+    live = tmp_path / "j1.log"
+    writer = LogWriter(str(live), str(live) + ".1", 1 << 20)
+    seen: list[bytes] = []
+    writer.observer = lambda view: seen.append(live.read_bytes())
+    writer.write(b"db: ready to accept connections\n")
+    assert seen == [b"db: ready to accept connections\n"]
