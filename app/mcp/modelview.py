@@ -17,6 +17,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from jobs_tui.engine.records.endedby import SCHEMA as ENDED_BY
+from jobs_tui.engine.records.endedby import EndedBy
 from jobs_tui.engine.records.sanitize import sanitize_line
 
 LAST_LINE_CHARS = 300  # as the finish notification bounds it
@@ -46,6 +48,7 @@ MODEL_JOB: dict[str, Any] = {
             "after maxRestarts restarts; dependency: it never ran (phaseDetail says why).",
         },
         "remainingProcesses": {**_COUNT, "description": "Processes its tree left running."},
+        "endedBy": ENDED_BY,
         "exitNotWritten": {**_STR, "description": "Why its exit code is not yet known."},
         "peer": {**_BOOL, "description": "list: another session's job (read-only)."},
         "name": {**_STR, "description": "A declared job's name (an id everywhere)."},
@@ -188,6 +191,9 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
         out["lastLine"] = last
     if status == "killed" and data.get("endReason") in _ENDED_BY:
         out["endReason"] = data["endReason"]
+    ended = EndedBy.from_json(data.get("endedBy")) if status != "running" else None
+    if ended is not None:
+        out["endedBy"] = ended_view(ended)
     left = data.get("remainingProcesses")
     if status != "running" and isinstance(left, int) and left > 0:
         out["remainingProcesses"] = left
@@ -196,6 +202,15 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
     if session and data.get("sessionId") not in (None, session):
         out["peer"] = True
     out.update(_declared(data, status))
+    return out
+
+
+def ended_view(ended: EndedBy) -> dict[str, Any]:
+    """`endedBy` for a model: the record's, its strings sanitized, and its words."""
+    out: dict[str, Any] = {}
+    for key, value in ended.to_json().items():
+        out[key] = sanitize_line(value, 200) if isinstance(value, str) else value
+    out["words"] = sanitize_line(ended.words(), 300)
     return out
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs_tui.engine.records.endedby import SCHEMA as ENDED_BY
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ERROR_CODES = ("usage", "unknown-id", "refused", "error", "interrupted")
 
@@ -101,6 +103,7 @@ JOB_RECORD: dict[str, Any] = {
             **_STR,
             "description": "The job's own cgroup (v2) directory, where one could be made.",
         },
+        "endedBy": ENDED_BY,
         **USAGE,
     },
     "additionalProperties": True,
