@@ -106,3 +106,14 @@ async def test_a_job_whose_session_was_killed_was_ended_by_its_owner_going(
         assert rec.end_reason == "owner-gone"
         assert rec.ended_by is not None and rec.ended_by.by == "owner-gone"
         assert rec.ended_by.words().endswith("its session ended")
+
+
+async def test_a_peers_finish_is_shown_with_who_ended_it(registry_dir: str, session_procs):
+    other = SessionProcess(registry_dir, [{"command": "sleep 0.5; exit 3"}])
+    session_procs.append(other)
+    info = await other.started()
+    (started,) = info["jobs"]
+    async with JobManager(registry_dir=registry_dir) as jm:
+        rec = await jm.wait(started["id"], 10_000)
+        assert not jm.is_own(rec)
+        assert rec.ended_by is not None and rec.ended_by.words() == "exit 3"

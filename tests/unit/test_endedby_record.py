@@ -95,3 +95,21 @@ def test_a_running_job_shows_none():
     record.ended_by = EndedBy("self", exit_code=0)
     assert human.ended_line(record) is None
     assert not [f for f in detail_of(record, 0, peer=False).fields if f.name == "ended"]
+
+
+def test_a_peers_running_record_is_viewed_with_who_ended_it(tmp_path):
+    import json
+
+    from jobs_tui.engine.registry.paths import RegistryPaths
+    from jobs_tui.engine.registry.peerview import settle_view
+
+    paths = RegistryPaths(str(tmp_path))
+    paths.status("j7").write_text("-9\n")
+    paths.end("j7").write_text(
+        json.dumps({"reason": "exit", "oomKill": {"source": "cgroup", "kills": 1}})
+    )
+    record = JobRecord.from_json(
+        reference_record(status="running", exitCode=None, statusPath=None, pid=None)
+    )
+    settle_view(paths, record, lambda _m: None)
+    assert record.ended_by == EndedBy("kernel-oom", "SIGKILL")
