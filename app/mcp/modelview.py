@@ -206,11 +206,13 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
 
 
 def ended_view(ended: EndedBy) -> dict[str, Any]:
-    """`endedBy` for a model: the record's, its strings sanitized, and its words."""
+    """`endedBy` for a model: who or what (`by`, and a request's door and session, an
+    outside sender, `certain`), its strings sanitized; the signal and exit code are the
+    job's own fields already."""
     out: dict[str, Any] = {}
     for key, value in ended.to_json().items():
-        out[key] = sanitize_line(value, 200) if isinstance(value, str) else value
-    out["words"] = sanitize_line(ended.words(), 300)
+        if key not in ("signal", "exitCode"):
+            out[key] = sanitize_line(value, 200) if isinstance(value, str) else value
     return out
 
 

@@ -86,7 +86,6 @@ SCHEMA: dict[str, Any] = {
         "pid": {"type": "integer"},
         "command": {"type": "string"},
         "certain": {"type": "boolean"},
-        "words": {"type": "string", "description": "The same in words (model views only)."},
     },
     "additionalProperties": True,
 }

@@ -10,13 +10,16 @@ async def test_a_kill_through_mcp_names_the_mcp_door(project):
     cwd, registry = project
     async with serve(cwd, registry) as s:
         await s.ok("job_start", command="sleep 300")
-        killed = await s.ok("job_kill", id="j1")
+        killed_result = await s.call("job_kill", id="j1")
+        killed = killed_result.structured_content
+        assert isinstance(killed, dict)
         ended = killed["job"]["endedBy"]
         assert ended["by"] == "request" and ended["door"] == "mcp"
-        assert ended["words"].startswith("killed · SIGTERM · by an agent (MCP) (session mcp-")
+        assert ended["session"].startswith("mcp-") and "signal" not in ended
+        assert "by an agent (MCP) (session mcp-" in s.text(killed_result)
         record = await s.record("j1")
         assert record["endedBy"]["door"] == "mcp"
         assert record["endedBy"]["session"] == record["sessionId"]
         await s.ok("job_start", command="exit 2")
         waited = await s.ok("job_wait", id="j2", timeoutMs=10_000)
-        assert waited["job"]["endedBy"] == {"by": "self", "exitCode": 2, "words": "exit 2"}
+        assert waited["job"]["endedBy"] == {"by": "self"}
