@@ -192,8 +192,8 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
     if status == "killed" and data.get("endReason") in _ENDED_BY:
         out["endReason"] = data["endReason"]
     ended = EndedBy.from_json(data.get("endedBy")) if status != "running" else None
-    if ended is not None:
-        out["endedBy"] = ended_view(ended)
+    if ended is not None and (ended.by != "self" or ended.signal is not None):
+        out["endedBy"] = ended_view(ended)  # a plain exit says itself (exitCode)
     left = data.get("remainingProcesses")
     if status != "running" and isinstance(left, int) and left > 0:
         out["remainingProcesses"] = left

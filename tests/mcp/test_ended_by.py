@@ -22,4 +22,5 @@ async def test_a_kill_through_mcp_names_the_mcp_door(project):
         assert record["endedBy"]["session"] == record["sessionId"]
         await s.ok("job_start", command="exit 2")
         waited = await s.ok("job_wait", id="j2", timeoutMs=10_000)
-        assert waited["job"]["endedBy"] == {"by": "self"}
+        assert "endedBy" not in waited["job"]  # a plain exit: its exitCode says it
+        assert (await s.record("j2"))["endedBy"] == {"by": "self", "exitCode": 2}
