@@ -32,6 +32,7 @@ def cli_manager(session: str | None, registry_dir: str | None) -> JobManager:
         session_id=session_name(session),
         persistent=True,
         registry_dir_flag=registry_dir,
+        door="cli",
     )
     return manager
 

@@ -218,15 +218,19 @@ async def close_session(manager: JobManager, *, leave_running: bool = False) -> 
 
 
 def run_tui(
-    registry_dir: str | None = None, demo: bool = False, up: list[str] | None = None
+    registry_dir: str | None = None,
+    demo: bool = False,
+    up: list[str] | None = None,
+    door: str = "screen",
 ) -> int:
     """Run the app on the current directory's project registry; returns the exit status.
     `up`: bring the project's declared jobs up once the list shows (`[]`: those with
-    `autostart`; names: those and what they depend on), detached."""
+    `autostart`; names: those and what they depend on), detached. `door`: who its kills
+    are said to come from (`browser` for a `serve` tab)."""
     import asyncio
 
     async def main() -> int:
-        manager = JobManager(cwd=".", registry_dir_flag=registry_dir)
+        manager = JobManager(cwd=".", registry_dir_flag=registry_dir, door=door)
         app = JobsApp(manager, demo=demo, up=up)
         try:
             result = await app.run_async()

@@ -18,6 +18,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from jobs_tui.engine.records.endedby import SCHEMA as ENDED_BY
+from jobs_tui.engine.records.endedby import EndedBy
 from jobs_tui.engine.records.sanitize import sanitize_line
 
 from .strayview import MODEL_STRAY, MODEL_STRAY_KILLED, model_stray
@@ -49,6 +51,7 @@ MODEL_JOB: dict[str, Any] = {
             "after maxRestarts restarts; dependency: it never ran (phaseDetail says why).",
         },
         "remainingProcesses": {**_COUNT, "description": "Processes its tree left running."},
+        "endedBy": ENDED_BY,
         "exitNotWritten": {**_STR, "description": "Why its exit code is not yet known."},
         "peer": {**_BOOL, "description": "list: another session's job (read-only)."},
         "name": {**_STR, "description": "A declared job's name (an id everywhere)."},
@@ -195,6 +198,9 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
         out["lastLine"] = last
     if status == "killed" and data.get("endReason") in _ENDED_BY:
         out["endReason"] = data["endReason"]
+    ended = EndedBy.from_json(data.get("endedBy")) if status != "running" else None
+    if ended is not None and (ended.by != "self" or ended.signal is not None):
+        out["endedBy"] = ended_view(ended)  # a plain exit says itself (exitCode)
     left = data.get("remainingProcesses")
     if status != "running" and isinstance(left, int) and left > 0:
         out["remainingProcesses"] = left
@@ -203,6 +209,17 @@ def model_job(data: dict[str, Any], now_ms: float, session: str | None = None) -
     if session and data.get("sessionId") not in (None, session):
         out["peer"] = True
     out.update(_declared(data, status))
+    return out
+
+
+def ended_view(ended: EndedBy) -> dict[str, Any]:
+    """`endedBy` for a model: who or what (`by`, and a request's door and session, an
+    outside sender, `certain`), its strings sanitized; the signal and exit code are the
+    job's own fields already."""
+    out: dict[str, Any] = {}
+    for key, value in ended.to_json().items():
+        if key not in ("signal", "exitCode"):
+            out[key] = sanitize_line(value, 200) if isinstance(value, str) else value
     return out
 
 

@@ -282,6 +282,7 @@ async def serve(options: Options, early: Early | None = None) -> int:
         session_id=session,
         persistent=persistent,
         registry_dir_flag=options.registry_dir,
+        door="mcp",
     )
     try:
         await manager.open()

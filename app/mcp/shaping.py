@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from jobs_tui.engine.records.endedby import SELF, EndedBy
 from jobs_tui.engine.records.format import memory, outcome_line, summary
 from jobs_tui.engine.records.model import JobRecord, RecordError
 from jobs_tui.engine.records.sanitize import sanitize_line, sanitize_log
@@ -87,6 +88,10 @@ def outcome_last(data: Any, peer: bool = False) -> str:
     """The outcome, then the job's last output line: what structuredContent says of a job
     (modelview), said to a client that hands the model the text (`· last line: …`)."""
     text = outcome(data)
+    ended = EndedBy.from_json(data.get("endedBy")) if isinstance(data, dict) else None
+    if text and ended is not None and ended.by != SELF and data.get("status") != "running":
+        why = sanitize_line(ended.words().rsplit(" · ", 1)[-1], 200)
+        text += "" if why in text else f" · {why}"  # who ended it: the kernel's is said
     if text and peer:
         text += " · peer"
     last = data.get("lastLine") if isinstance(data, dict) else None

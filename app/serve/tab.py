@@ -129,7 +129,7 @@ def app_main(argv: list[str]) -> int:
         return EXIT_ERROR
     from ..tui import run_tui
 
-    return run_tui(registry_dir=argv[1])
+    return run_tui(registry_dir=argv[1], door="browser")
 
 
 if __name__ == "__main__":

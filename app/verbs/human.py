@@ -56,6 +56,13 @@ def status_line(record: JobRecord, now: float) -> str:
     return f"{line} · {safe(lost, 120)}" if lost else line
 
 
+def ended_line(record: JobRecord) -> str | None:
+    """`ended  killed · SIGTERM · by the command line (session cli)`: `status`'s second
+    line for a finished job (the session name is a file's: sanitized)."""
+    words = fmt.ended_words(record)
+    return f"ended  {safe(words, 200)}" if words else None
+
+
 def row(record: JobRecord, now: float, *, peer: bool = False) -> str:
     return fmt.row(shown(record), now, peer=peer)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs_tui.engine.records.endedby import SCHEMA as ENDED_BY
+
 from .strays import FIELDS as STRAY_FIELDS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -103,6 +105,7 @@ JOB_RECORD: dict[str, Any] = {
             **_STR,
             "description": "The job's own cgroup (v2) directory, where one could be made.",
         },
+        "endedBy": ENDED_BY,
         **USAGE,
     },
     "additionalProperties": True,

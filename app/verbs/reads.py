@@ -105,6 +105,9 @@ def status_result(args: argparse.Namespace, record: JobRecord, paths: RegistryPa
         record = tty_shown(paths, [record])[0]
     usage = sample([record]).get(record.id) if record.running else None
     lines = [human.status_line(record, human.now_ms())]
+    ended = human.ended_line(record)
+    if ended:
+        lines.append(ended)
     if usage is not None:
         from jobs_tui.engine.records.format import usage_line
 

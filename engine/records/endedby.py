@@ -55,6 +55,42 @@ KERNEL_OOM, OUTSIDE, OUTPUT_LIMIT, DEPENDENCY, CRASH_LOOP, UNKNOWN = (
 )
 
 
+BY_VALUES = (
+    SELF,
+    REQUEST,
+    DEADLINE,
+    OWNER_GONE,
+    SHIM_GONE,
+    KERNEL_OOM,
+    OUTSIDE,
+    OUTPUT_LIMIT,
+    DEPENDENCY,
+    CRASH_LOOP,
+    UNKNOWN,
+)
+# `endedBy` as a record carries it (EndedBy.to_json), for the schemas that show records.
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Who or what ended a finished job: self (it exited or crashed), request "
+    "(a kill: door and session say who asked), deadline, owner-gone (its session died), "
+    "shim-gone (its supervisor died), kernel-oom (certain: false when only the machine's "
+    "OOM counter moved), outside (a signal nobody of ours sent; pid where known), "
+    "output-limit, dependency, crash-loop, unknown.",
+    "required": ["by"],
+    "properties": {
+        "by": {"type": "string", "examples": list(BY_VALUES)},
+        "signal": {"type": "string"},
+        "exitCode": {"type": "integer"},
+        "door": {"type": "string", "examples": list(DOORS)},
+        "session": {"type": "string"},
+        "pid": {"type": "integer"},
+        "command": {"type": "string"},
+        "certain": {"type": "boolean"},
+    },
+    "additionalProperties": True,
+}
+
+
 @dataclass(frozen=True)
 class EndFacts:
     """What is known of a job's end. Exactly one of `exit_code` and `signal` is set for a

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from .endedby import KERNEL_OOM
 from .model import JobRecord, JobStatus
 
 TYPE_CHECKING = False  # not `typing`: short command-line calls import this module
@@ -96,7 +97,10 @@ def outcome(record: JobRecord, now_ms: float) -> str:
             "owner-gone": "killed: its session ended",
             "shim-gone": "killed · supervisor gone",
         }
-        return f"{mark} {why.get(record.end_reason or '', 'killed')} · {record.signal} · {took}"
+        said = why.get(record.end_reason or "", "killed")
+        if said == "killed" and record.ended_by is not None and record.ended_by.by == KERNEL_OOM:
+            return f"{mark} {record.ended_by.words()} · {took}"  # the kernel's, not ours
+        return f"{mark} {said} · {record.signal} · {took}"
     return f"{mark} unknown · exit code not recorded · {took}"
 
 
@@ -118,6 +122,14 @@ def remaining_note(record: JobRecord) -> str:
     if record.running or left <= 0:
         return ""
     return f"{left} process{'' if left == 1 else 'es'} still running"
+
+
+def ended_words(record: JobRecord) -> str | None:
+    """Who or what ended a finished job (`killed · SIGTERM · by the command line (session
+    cli)`), for `status` and the detail pane; None while it runs or when nobody recorded it."""
+    if record.running or record.ended_by is None:
+        return None
+    return record.ended_by.words()
 
 
 def outcome_line(record: JobRecord, now_ms: float) -> str:

@@ -13,6 +13,7 @@ from jobs_tui.engine.shim.protocol import (
 )
 from jobs_tui.engine.shim.protocol import MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS
 
+from .endedby import EndedBy
 from .ids import is_job_id
 
 TYPE_CHECKING = False  # not `typing`: a short command-line call does not need it
@@ -167,6 +168,7 @@ class JobRecord:
     last_exit: int | None = None  # the exit status the last restart followed
     max_restarts: int | None = None  # its declared limit (None: none, or not declared)
     phase_detail: str | None = None  # the probe's last result, the restart marker, why it ended
+    ended_by: EndedBy | None = None  # who or what ended it (JSON endedBy): set at settle
     unknown: dict[str, Any] = field(default_factory=dict)
     # A reader's view only, never written: the command ended, its exit files are not
     # written yet (why: "disk full"); JSON exitNotWritten. See unwritten.py.
@@ -202,6 +204,8 @@ class JobRecord:
                 out[key] = value
         if self.env_names:
             out["envNames"] = list(self.env_names)
+        if self.ended_by is not None:
+            out["endedBy"] = self.ended_by.to_json()
         if self.exit_not_written:
             out["exitNotWritten"] = self.exit_not_written
         return out
@@ -256,6 +260,10 @@ class JobRecord:
         record.env_names = _env_names(data.get("envNames"))
         if record.env_names or data.get("envNames") == []:
             taken.add("envNames")
+        # endedBy: sparse; a malformed one is kept as it was, like an unknown key.
+        record.ended_by = EndedBy.from_json(data.get("endedBy"))
+        if record.ended_by is not None or data.get("endedBy", 0) is None:
+            taken.add("endedBy")
         # A value of ours that is mistyped or out of range is not trusted (the field keeps
         # its default); one of the keys written only when set is kept as it was, like any
         # key we do not know, so a file's odd value is not lost by our rewriting it.

@@ -34,6 +34,42 @@ class ExitInfo:
     restarts: int | None = None  # a declared job's restarts by its shim (the end's)
     last_exit: int | None = None  # and the exit status the last of them followed
     phase_detail: str | None = None  # and why it ended (crash loop, a dependency), raw
+    oom_source: str | None = None  # an OOM kill counter moved at its SIGKILL (the end's oomKill)
+    door: str | None = None  # a kill request's door and session (the end's killedBy)
+    door_session: str | None = None
+    requested_signal: str | None = None  # what that request sent first
+
+
+def end_extras(end: dict) -> dict:
+    """The end's (or exit event's) `oomKill` and `killedBy`, as ExitInfo's keywords;
+    malformed or absent parts are left out (a peer's or an older shim's end has none)."""
+    out: dict = {}
+    oom = end.get("oomKill")
+    if isinstance(oom, dict) and oom.get("source") in ("cgroup", "machine"):
+        kills = oom.get("kills")
+        if type(kills) is int and kills >= 1:
+            out["oom_source"] = oom["source"]
+    by = end.get("killedBy")
+    if isinstance(by, dict):
+        for key, attr in (("door", "door"), ("session", "door_session")):
+            value = by.get(key)
+            if isinstance(value, str) and 0 < len(value) <= 200:
+                out[attr] = value
+        sent = by.get("signal")
+        if isinstance(sent, str) and len(sent) <= 16:
+            out["requested_signal"] = sent
+    return out
+
+
+def from_message(message: dict) -> ExitInfo:
+    """An ExitInfo from a shim's exit event or finished state (its end's fields)."""
+    return ExitInfo(
+        message.get("exitStatus"),
+        message.get("reason"),
+        message.get("signal"),
+        message.get("finishedAt"),
+        **end_extras(message),
+    )
 
 
 def _read_small(
@@ -84,6 +120,7 @@ def read_exit(
     # read enough of it to parse, whatever the tail was.
     end_raw = _read_small(paths.end(job_id), END_LIMIT, problems)
     restarts = last_exit = detail = None
+    extras: dict = {}
     if end_raw:
         try:
             end = json.loads(end_raw)
@@ -106,6 +143,7 @@ def read_exit(
             restarts = restarts if isinstance(restarts, int) and restarts >= 0 else None
             last_exit = status_value_of(end.get("lastExit"))
             detail = end.get("phaseDetail") if isinstance(end.get("phaseDetail"), str) else None
+            extras = end_extras(end)
     return ExitInfo(
         status,
         reason,
@@ -119,6 +157,7 @@ def read_exit(
         restarts=restarts,
         last_exit=last_exit,
         phase_detail=detail[:500] if detail else None,
+        **extras,
     )
 
 

@@ -13,7 +13,7 @@ from jobs_tui.engine.shim import procs
 from . import regfiles
 from .exitfiles import read_exit
 from .paths import RegistryPaths
-from .reconcile import launching
+from .reconcile import launching, who_ended
 
 
 def settle_view(paths: RegistryPaths, record: JobRecord, report: Callable[[str], object]) -> None:
@@ -32,6 +32,7 @@ def settle_view(paths: RegistryPaths, record: JobRecord, report: Callable[[str],
         if info.lost_bytes is not None and info.lost_bytes > record.log_lost_bytes:
             record.log_lost_bytes = info.lost_bytes
         record.log_note = info.log_note[:80] if info.log_note else record.log_note
+        record.ended_by = who_ended(info, procs.signal_name)
     elif record.pid is None and record.shim_pid is None:
         # Recorded before its shim reported ready: running while it may still come up
         # or its shim listens (its owner fills the pids in); unknown after that.

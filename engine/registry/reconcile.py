@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from jobs_tui.engine.records.endedby import UNKNOWN, EndedBy, EndFacts, ended_by
 from jobs_tui.engine.records.model import (
     EndReason,
     JobRecord,
@@ -99,5 +100,23 @@ def finish(
             if info.phase_detail is not None:
                 record.phase_detail = info.phase_detail
     record.status, record.exit_code, record.signal = status, code, sig
+    record.ended_by = who_ended(info, signal_name)
     record.finished_at = (info.finished_at if info and info.finished_at else None) or now_ms
     record.stopping_at = None
+
+
+def who_ended(info: ExitInfo | None, signal_name: Callable[[int], str]) -> EndedBy:
+    """Who or what ended the job, from what its end says (records/endedby.py's rule)."""
+    raw = None if info is None else status_value(info.exit_status)
+    if info is None or raw is None:
+        return EndedBy(UNKNOWN)
+    facts = EndFacts(
+        exit_code=raw if raw >= 0 else None,
+        signal=signal_name(-raw) if raw < 0 else None,
+        reason=info.reason,
+        door=info.door,
+        session=info.door_session,
+        requested_signal=info.requested_signal,
+        oom_source=info.oom_source,
+    )
+    return ended_by(facts)

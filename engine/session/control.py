@@ -142,12 +142,20 @@ class Controller:
 
     # -- kill --------------------------------------------------------------------
     async def kill(
-        self, job_id: str, signal: str, supervise: bool = False, stop: bool = False
+        self,
+        job_id: str,
+        signal: str,
+        supervise: bool = False,
+        stop: bool = False,
+        door: str | None = None,
     ) -> KillResult:
         """`supervise`: another session's job is killed where it is (its shim is asked, as
         its owner would ask it), not taken over first; it stays that session's job.
-        `stop`: a declared job's shim sends its declared stop signal instead."""
+        `stop`: a declared job's shim sends its declared stop signal instead. `door`: who
+        asks (screen, cli, mcp, ...; default the session's), for the record's `endedBy`."""
         check("id", job_id)
+        by = {"door": door or self.jm.door or "", "session": self.jm.session_id}
+        by = {k: v for k, v in by.items() if v}
         check("signal", signal)
         record = self.jm.get(job_id)
         adopted = False
@@ -171,11 +179,11 @@ class Controller:
             return await self._kill_leftovers(record, signal, adopted)
         if self.jm.supervisor.link(record.id) is None:
             # no supervisor to ask (another tool's job): signal the group
-            return self._kill_unsupervised(record, signal, adopted)
+            return self._kill_unsupervised(record, signal, adopted, by)
         if record.stopping_at is None:
             record.stopping_at = now_ms()
             self.jm.registry.save()  # our own file only: a peer's record is marked here alone
-        reply, report = await self.jm.supervisor.kill(record, signal, stop=stop)
+        reply, report = await self.jm.supervisor.kill(record, signal, stop=stop, by=by)
         if stop and isinstance(reply.get("signal"), str):
             signal = reply["signal"]  # the declared stop signal the shim sent
         processes = int(reply.get("processes") or reply.get("leftovers") or 0)
@@ -240,7 +248,9 @@ class Controller:
         result.leftovers = leftovers
         return result
 
-    def _kill_unsupervised(self, record: JobRecord, signal: str, adopted: bool) -> KillResult:
+    def _kill_unsupervised(
+        self, record: JobRecord, signal: str, adopted: bool, by: dict[str, str]
+    ) -> KillResult:
         number = procs.signal_number(signal)
         members = len(procs.group_members(record.pid)) if record.pid else 0
         marker = self.jm.supervisor.marker(record.id)
@@ -250,11 +260,12 @@ class Controller:
             # carries its marker, or is in its cgroup, is its tree.
             swept = remaining.kill_gone_shim(marker, record)
             if swept:
-                self.jm.settle(record, ExitInfo(-9, EndReason.KILL.value, "SIGKILL", now_ms()))
+                info = ExitInfo(-9, EndReason.KILL.value, "SIGKILL", now_ms(), **_asked(by))
+                self.jm.settle(record, info)
                 return self._killed_gone(record, signal, adopted, swept)
         info = read_exit(self.jm.paths, record.id, record.status_path)
         if info is None and signalled:
-            info = ExitInfo(-number, EndReason.KILL.value, signal, now_ms())
+            info = ExitInfo(-number, EndReason.KILL.value, signal, now_ms(), **_asked(by))
         self.jm.settle(record, info)
         return KillResult(
             record, signalled, signal, 0, adopted, processes=members if signalled else 0
@@ -374,3 +385,8 @@ def _result(
         escalated=bool(report.get("escalated")),
         processes=max(processes, int(report.get("processes") or 0)),
     )
+
+
+def _asked(by: dict[str, str]) -> dict[str, str | None]:
+    """ExitInfo's keywords for a kill this session made itself (no shim wrote them)."""
+    return {"door": by.get("door"), "door_session": by.get("session")}

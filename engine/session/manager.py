@@ -58,6 +58,7 @@ class JobManager(LogReads):
         *,
         persistent: bool = False,
         registry_dir_flag: str | None = None,
+        door: str | None = None,
     ) -> None:
         self.cwd = os.path.abspath(os.fspath(cwd))
         self.config = config if config is not None else Config.load()
@@ -65,6 +66,7 @@ class JobManager(LogReads):
         self.paths = RegistryPaths(self.dir)
         self.session_id = session_id or f"jt-{os.urandom(8).hex()}"
         self.persistent = persistent
+        self.door = door  # who this session's kills come from (screen, cli, mcp, ...): endedBy
         self.registry = Registry(self.paths, self.session_id, self.config, persistent=persistent)
         for warning in self.config.warnings:
             self.registry.report(warning)
@@ -427,7 +429,13 @@ class JobManager(LogReads):
         )
 
     async def kill(
-        self, job_id: str, signal: str = "SIGTERM", *, supervise: bool = False, stop: bool = False
+        self,
+        job_id: str,
+        signal: str = "SIGTERM",
+        *,
+        supervise: bool = False,
+        stop: bool = False,
+        door: str | None = None,
     ) -> KillResult:
         """Signal the job's tree; return once every process of it is gone.
 
@@ -437,9 +445,10 @@ class JobManager(LogReads):
         and a second kill (SIGKILL now) goes through at once. Another session's running
         job is taken over first (`adopted`), unless `supervise` (a person's screen): then
         its shim is asked where it is, and the job stays that session's. `stop`: a declared
-        job is sent its declared `stop_signal` instead of `signal` (`down`).
+        job is sent its declared `stop_signal` instead of `signal` (`down`). `door`: who
+        asks (default `self.door`), said in the record's `endedBy`.
         """
-        return await self._control.kill(job_id, signal, supervise, stop)
+        return await self._control.kill(job_id, signal, supervise, stop, door)
 
     async def interrupt(self, job_id: str, *, supervise: bool = False) -> KillResult:
         """SIGINT to an own running job's process group (a terminal's Ctrl-C): not a kill,

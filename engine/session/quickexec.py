@@ -21,10 +21,10 @@ import time
 from jobs_tui.engine.records.model import JobRecord, now_ms
 from jobs_tui.engine.records.results import JobError
 from jobs_tui.engine.registry import regfiles, reservations
-from jobs_tui.engine.registry.exitfiles import ExitInfo, read_exit
+from jobs_tui.engine.registry.exitfiles import ExitInfo, from_message, read_exit
 from jobs_tui.engine.registry.reconcile import finish
 from jobs_tui.engine.shim import procs
-from jobs_tui.engine.shim.protocol import EV_EXIT, EV_STATE, OP_WATCH, exit_info_fields, previous_of
+from jobs_tui.engine.shim.protocol import EV_EXIT, EV_STATE, OP_WATCH, previous_of
 
 from .glance import Glance
 from .launch import LaunchError, spawn, start_spec
@@ -225,14 +225,14 @@ class QuickExec:
                         self.registry.mark_dirty()
                     self._apply_output(record, message)
                     if message.get("running") is False:
-                        self.settle(record, ExitInfo(*exit_info_fields(message)))
+                        self.settle(record, from_message(message))
                 if not record.running:
                     return
 
     def _on_event(self, record: JobRecord, message: dict) -> None:
         self._apply_output(record, message)
         if message.get("ev") == EV_EXIT:
-            self.settle(record, ExitInfo(*exit_info_fields(message)))
+            self.settle(record, from_message(message))
 
     def _apply_output(self, record: JobRecord, message: dict) -> None:
         """What the event says (as the Supervisor takes it); written with the finish."""

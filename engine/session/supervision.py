@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from jobs_tui.engine.records.model import JobRecord, now_ms
 from jobs_tui.engine.records.results import JobError
 from jobs_tui.engine.registry import regfiles, reservations
-from jobs_tui.engine.registry.exitfiles import ExitInfo
+from jobs_tui.engine.registry.exitfiles import ExitInfo, from_message
 from jobs_tui.engine.shim import procs
 from jobs_tui.engine.shim.protocol import (
     EV_EXIT,
@@ -32,7 +32,6 @@ from jobs_tui.engine.shim.protocol import (
     EV_REMAINING,
     OP_KILL,
     OP_OWNER,
-    exit_info_fields,
 )
 
 from .launch import LaunchError, launch, start_spec
@@ -129,13 +128,20 @@ class Supervisor(Reconciling):
 
     # -- kills -------------------------------------------------------------------
     async def kill(
-        self, record: JobRecord, signal: str, *, leftovers: bool = False, stop: bool = False
+        self,
+        record: JobRecord,
+        signal: str,
+        *,
+        leftovers: bool = False,
+        stop: bool = False,
+        by: dict[str, str] | None = None,
     ) -> tuple[dict[str, Any], GoneEvent | None]:
         """Ask the shim to kill the job's tree; (its reply, its `gone` report or None).
 
         `leftovers`: the job finished; its shim kills what the job left behind, and the
         report is awaited only when there was something to kill. `stop`: a declared job's
-        shim sends its declared stop signal instead of `signal`.
+        shim sends its declared stop signal instead of `signal`. `by`: who asks (door,
+        session), which the shim writes in the end as `killedBy`.
         """
         link = self._links.get(record.id)
         if link is None:
@@ -143,7 +149,9 @@ class Supervisor(Reconciling):
         gone = self._gone_waiter(record.id)
         reply: dict[str, Any] = {}
         with contextlib.suppress(LinkClosed, TimeoutError):  # it may be exiting right now
-            request = {"op": OP_KILL, "signal": signal}
+            request: dict[str, Any] = {"op": OP_KILL, "signal": signal}
+            if by:
+                request["by"] = by
             if stop and record.declared_name is not None:
                 request["stop"] = True  # its declared stop_signal (protocol)
             reply = await link.request(request)
@@ -189,7 +197,7 @@ class Supervisor(Reconciling):
             self._apply_output(record, message)
             if kind == EV_EXIT:
                 apply_phase(record, message)  # a declared job's end: restarts, last exit
-                self._settle(record, ExitInfo(*exit_info_fields(message)))
+                self._settle(record, from_message(message))
             elif kind in (EV_OUTPUT, EV_REMAINING):
                 self._publish("job-output", record)
             elif kind == EV_PHASE and apply_phase(record, message):
@@ -376,5 +384,5 @@ class Supervisor(Reconciling):
             self.registry.mark_dirty()
         self._apply_output(record, state)
         if state.get("running") is False:
-            self._settle(record, ExitInfo(*exit_info_fields(state)))
+            self._settle(record, from_message(state))
         return True

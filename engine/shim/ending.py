@@ -70,7 +70,14 @@ class EndingMixin:
             self.owner_poll = None
             self.owner_gone()
 
-    def kill(self, name: str, grace_ms: int | None, reason: str, stop: bool = False) -> dict:
+    def kill(
+        self,
+        name: str,
+        grace_ms: int | None,
+        reason: str,
+        stop: bool = False,
+        by: "dict | None" = None,
+    ) -> dict:
         """Signal the tree, SIGKILL after the grace. `stop` (a declared job's, with its
         stop_signal): a signal other than TERM is followed by TERM after the grace, then
         KILL after TERM_STEP_MS more, as process-compose stops a job. The reply's `graceMs`
@@ -96,6 +103,7 @@ class EndingMixin:
         if self.reason is None:
             self.reason = reason
             self.kill_signal = name
+            self.killed_by = killed_by(by, name)
         self.signal_tree(signum)
         if self.runaway is not None:
             self.runaway.cont()  # a tree its output limit stopped takes the signal now
@@ -340,3 +348,13 @@ class OomCount:
         if self.machine_before is not None and now is not None and now > self.machine_before:
             return {"source": "machine", "kills": now - self.machine_before}
         return None
+
+
+def killed_by(by: object, signal_: str) -> "dict | None":
+    """Who asked for a kill (the kill op's `by`: its door and session), as the end's
+    `killedBy`, with the signal sent first; the session's words, bounded, nothing else."""
+    if not isinstance(by, dict):
+        return None
+    out = {k: v for k, v in by.items() if k in ("door", "session") and isinstance(v, str)}
+    out = {k: v[:200] for k, v in out.items()}
+    return {**out, "signal": signal_} if out else None

@@ -63,6 +63,7 @@ class Shim(EndingMixin):
         self.exit_status: int | None = None
         self.reason: str | None = None
         self.kill_signal: str | None = None
+        self.killed_by: dict | None = None  # a kill request's door and session (ending.py)
         self.escalate_at: float | None = None
         self.signalled: set[int] = set()  # every process a kill reached
         self.escalated = False  # SIGKILL followed because the tree outlived the grace
@@ -177,6 +178,7 @@ class Shim(EndingMixin):
             **(self.decl.fields() if self.decl is not None else {}),
             **(self.runaway.fields() if self.runaway is not None else {}),
             **({"oomKill": self.oom_kill} if self.oom_kill is not None else {}),
+            **({"killedBy": self.killed_by} if self.killed_by is not None else {}),
         }
 
     def output_event(self, force: bool = False) -> None:
@@ -309,6 +311,7 @@ class Shim(EndingMixin):
                 message.get("graceMs"),
                 message.get("reason", "kill"),
                 bool(stop),
+                message.get("by"),
             )
         if op == OP_OWNER:
             owner = message.get("pid"), message.get("token"), self.spec.get("ownerPoll")

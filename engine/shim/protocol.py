@@ -19,7 +19,8 @@ and the shim keeps serving.
   -> {"op": "watch"}                  <- StateEvent, then every event below as it happens
   -> {"op": "state"}                  <- StateEvent (no events follow)
   -> {"op": "send", "data": B64, "eof": b}          <- {"ok": true, "sent": n, "stdinClosed": b}
-  -> {"op": "kill", "signal": S, "graceMs": n, "reason": r, "stop": b}
+  -> {"op": "kill", "signal": S, "graceMs": n, "reason": r, "stop": b,
+       "by": {"door": d, "session": s}}   (`by`: who asked, the end's `killedBy`)
         (`stop`, a declared job: its declared `stop_signal` instead of S; after the grace
         TERM (if S was not TERM), KILL 1 s later. A declared job killed while it waits or
         between two runs ends at once: nothing is spawned, and no kill through the socket

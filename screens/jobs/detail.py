@@ -13,7 +13,7 @@ from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
 from jobs_tui.engine.procs.resources import JobUsage
-from jobs_tui.engine.records.format import duration, usage_line
+from jobs_tui.engine.records.format import duration, ended_words, usage_line
 from jobs_tui.engine.records.model import JobRecord, JobStatus
 from jobs_tui.engine.records.sanitize import sanitize_line
 from jobs_tui.screens.widgets.css import stylesheet
@@ -79,6 +79,7 @@ RANK = {
     "outcome": 0,
     "last": 1,
     "title": 2,
+    "ended": 3,  # who or what ended a finished job
     "usage": 3,
     "owner": 4,
     "command": 5,
@@ -125,6 +126,9 @@ def detail_of(
         return Detail(title, tuple(fields))
     state = COMPONENTS["stopping" if stopping and record.running else record.status]
     field("outcome", outcome_text(record, now_ms, stopping), state)
+    ended = ended_words(record)
+    if ended:
+        field("ended", sanitize_line(ended, 300), MUTED)
     for name, value in declared:
         field(name, value)
     if peer:

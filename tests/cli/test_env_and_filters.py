@@ -117,7 +117,8 @@ def test_status_and_list_json_carry_what_a_running_job_uses(cli: Cli):
     assert "rssBytes" not in listed["j3"]
     human = cli.ok("status", "j1").out.splitlines()
     assert len(human) == 2 and human[1].startswith("cpu ") and " · mem " in human[1]
-    assert len(cli.ok("status", "j3").out.splitlines()) == 1
+    # a finished job: no usage line; who ended it instead (issue 27)
+    assert cli.ok("status", "j3").out.splitlines()[1:] == ["ended  exit 0"]
 
 
 def test_status_shows_the_port_a_job_listens_on(cli: Cli):

@@ -13,6 +13,10 @@ import pytest
 
 from jobs_tui.engine.procs import oom
 from jobs_tui.engine.records.endedby import EndFacts, ended_by
+from jobs_tui.engine.registry.exitfiles import read_exit
+from jobs_tui.engine.registry.paths import RegistryPaths
+from jobs_tui.engine.registry.reconcile import who_ended
+from jobs_tui.engine.shim import procs
 
 from .rawshim import RawShim, spec_for
 
@@ -96,6 +100,10 @@ def test_a_memory_hog_under_a_small_limit_is_ended_by_the_kernel(tmp_path: Path)
         )
         assert got.by == "kernel-oom"
         assert got.words().startswith("killed · SIGKILL · by the kernel: out of memory")
+        # and as a session settles it: the end file read back, the record's endedBy
+        info = read_exit(RegistryPaths(str(tmp_path / "reg")), "j1", shim.spec["status"])
+        assert info is not None and info.oom_source == found.source
+        assert who_ended(info, procs.signal_name).by == "kernel-oom"
     finally:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
@@ -115,4 +123,7 @@ def test_an_outside_kill_9_is_from_outside_and_no_oom(tmp_path: Path):
     assert "oomKill" not in end
     got = ended_by(EndFacts(signal=end["signal"], reason=end["reason"], oom_source=None))
     assert got.by == "outside"
+    info = read_exit(RegistryPaths(str(tmp_path / "reg")), "j1", shim.spec["status"])
+    assert info is not None and info.oom_source is None and info.door is None
+    assert who_ended(info, procs.signal_name) == got
     assert got.words() == "killed · SIGKILL · from outside (sender unknown)"
