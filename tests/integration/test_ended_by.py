@@ -84,14 +84,6 @@ async def test_an_outside_kill_9_is_from_outside(registry_dir: str):
         assert rec.ended_by.words() == "killed · SIGKILL · from outside (sender unknown)"
 
 
-@pytest.fixture
-def session_procs():
-    procs: list[SessionProcess] = []
-    yield procs
-    for proc in procs:
-        proc.close()
-
-
 async def test_a_job_whose_session_was_killed_was_ended_by_its_owner_going(
     registry_dir: str, session_procs
 ):

@@ -18,14 +18,6 @@ from .helpers import gone, until
 from .sessions import SessionProcess
 
 
-@pytest.fixture
-def session_procs():
-    procs: list[SessionProcess] = []
-    yield procs
-    for proc in procs:
-        proc.close()
-
-
 async def test_detached_job_of_a_killed_session_is_adopted_and_fully_controllable(
     registry_dir: str, session_procs
 ):
