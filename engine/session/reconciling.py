@@ -57,12 +57,13 @@ class Reconciling:
             if record.id in self._links or record.id in self._launching:
                 continue
             info = read_exit(self.paths, record.id, record.status_path)
-            if record.pid is None and record.shim_pid is None and info is None:
+            if record.pid is None and record.shim_pid is None:
                 # A record written before its shim reported ready. One whose exit is on
                 # disk already (its starter could not write the pids: a full disk) is
-                # settled below, launch window or not.
+                # not given the launch window: its shim, if still there, says the rest
+                # (the tree it still watches); else the files settle it.
                 lazy = not self.attach_all and record.id not in adopted
-                if lazy and launching(record, now_ms()):
+                if lazy and info is None and launching(record, now_ms()):
                     continue  # the call starting it fills its pids in
                 await self._reconcile_launching(record, record.id in adopted)
                 continue
