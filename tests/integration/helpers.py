@@ -26,6 +26,16 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0, step: floa
     return predicate()
 
 
+def poll(predicate: Callable[[], bool], timeout: float = 30.0, step: float = 0.1) -> bool:
+    """`until` for a test without an event loop: the predicate, retried until `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
 def tree(pid: int) -> list[int]:
     try:
         return [p.pid for p in psutil.Process(pid).children(recursive=True)]

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -20,7 +19,7 @@ from jobs_tui.engine import JobError, JobManager
 from jobs_tui.engine.records.model import JobStatus
 from jobs_tui.engine.tools import JobTools
 
-from .helpers import gone, until
+from .helpers import gone, poll, until
 
 
 @pytest.fixture
@@ -141,15 +140,6 @@ def _record(registry: Path, job_id: str, verb: str = "status") -> dict:
     return next(j for j in jobs if j["id"] == job_id)
 
 
-def _poll(predicate, timeout: float = 30.0, step: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
-
-
 def test_a_restart_on_a_full_disk_leaves_the_old_job_running_and_says_why(small_disk: Path):
     registry = small_disk / "reg"
     old = _json(cli(registry, "start", "--json", "--", "sleep 600"))["job"]
@@ -170,7 +160,7 @@ def test_a_restart_on_a_full_disk_leaves_the_old_job_running_and_says_why(small_
     assert done.returncode == 0, done.stderr
     new = _json(done)["job"]
     assert new["restartOf"] == old["id"] and not gone(new["pid"])
-    assert _poll(lambda: gone(old["pid"]), 10)
+    assert poll(lambda: gone(old["pid"]), 10)
     cli(registry, "kill", new["id"], "--signal", "SIGKILL")
 
 
@@ -178,7 +168,7 @@ def test_clear_all_on_a_full_disk_is_a_named_error_and_clears_nothing(small_disk
     registry = small_disk / "reg"
     assert cli(registry, "start", "--", "true").returncode == 0
     sleeper = _json(cli(registry, "start", "--json", "--", "sleep 600"))["job"]
-    assert _poll(lambda: _record(registry, "j1")["status"] == "exited", 20)
+    assert poll(lambda: _record(registry, "j1")["status"] == "exited", 20)
     filler = fill(small_disk)
     try:
         done = cli(registry, "clear", "--all")
@@ -196,7 +186,7 @@ def test_clear_all_on_a_full_disk_is_a_named_error_and_clears_nothing(small_disk
         filler.unlink()
     done = cli(registry, "clear", "--all")
     assert done.returncode == 0, done.stderr
-    assert _poll(lambda: gone(sleeper["pid"]), 10)
+    assert poll(lambda: gone(sleeper["pid"]), 10)
     assert _json(cli(registry, "list", "--all", "--json"))["jobs"] == []
 
 
@@ -238,7 +228,7 @@ def test_list_says_what_the_shim_knows_of_a_job_that_ended_on_a_full_disk(small_
     filler = fill_but(small_disk, 192 * 1024)
     try:
         job = _json(cli(registry, "start", "--json", "--", LOUD))["job"]
-        assert _poll(lambda: gone(job["pid"]), 30), "the job ends"
+        assert poll(lambda: gone(job["pid"]), 30), "the job ends"
         assert not (registry / f"{job['id']}.status").exists()  # its shim could not say so
         for verb in ("status", "list"):
             rec = _record(registry, job["id"], verb)
@@ -267,7 +257,7 @@ def test_list_says_what_the_shim_knows_of_a_job_that_ended_on_a_full_disk(small_
             shim.resume()
     finally:
         filler.unlink()
-    assert _poll(lambda: (registry / f"{job['id']}.status").exists(), 10)
+    assert poll(lambda: (registry / f"{job['id']}.status").exists(), 10)
     rec = _record(registry, job["id"])
     assert (rec["status"], rec["exitCode"]) == ("failed", 3) and "exitNotWritten" not in rec
 
@@ -307,7 +297,7 @@ def test_a_running_command_line_job_on_a_full_disk_shows_its_losses(small_disk: 
     try:
         job = _json(cli(registry, "start", "--json", "--", LOUD.replace("exit 3", "sleep 600")))
         job_id = job["job"]["id"]
-        assert _poll(lambda: _record(registry, job_id)["logLostBytes"] > 2_000_000, 30)
+        assert poll(lambda: _record(registry, job_id)["logLostBytes"] > 2_000_000, 30)
         rec = _record(registry, job_id, "list")
         assert rec["status"] == "running" and rec["logNote"] == "disk full", rec
         line = cli(registry, "status", job_id).stdout
@@ -329,7 +319,7 @@ def test_losses_still_show_once_the_full_disk_has_a_few_pages_back(small_disk: P
     try:
         job_id = _json(cli(registry, "start", "--json", "--", LOUD.replace("exit 3", "sleep 600")))
         job_id = job_id["job"]["id"]
-        assert _poll(lambda: _record(registry, job_id)["logLostBytes"] > 2_000_000, 30)
+        assert poll(lambda: _record(registry, job_id)["logLostBytes"] > 2_000_000, 30)
         spare.unlink()  # a few pages free again: the output lost stays lost
         rec = _record(registry, job_id)
         assert rec["logLostBytes"] > 2_000_000 and rec["logNote"] == "disk full", rec

@@ -23,7 +23,7 @@ from jobs_tui.engine.registry.paths import RegistryPaths
 from jobs_tui.engine.session.launch import shim_command
 from jobs_tui.engine.shim import procs
 
-from .helpers import gone, until
+from .helpers import gone, poll, until
 
 # A job whose tree has a grandchild that left its group with setsid.
 ESCAPING = "(setsid sh -c 'sleep 300' &); sleep 300"
@@ -202,7 +202,7 @@ def test_a_record_its_starter_never_completed_is_settled_from_its_shims_exit_at_
         return json.loads(done.stdout)
 
     job = cli("start", "--json", "--", "sleep 2; echo bye; exit 3")["job"]
-    assert _poll(lambda: (registry / f"{job['id']}.status").exists(), 20)
+    assert poll(lambda: (registry / f"{job['id']}.status").exists(), 20)
     (path,) = registry.glob("registry-*.json")
     data = json.loads(path.read_text())
     (rec,) = data["jobs"]
@@ -212,14 +212,3 @@ def test_a_record_its_starter_never_completed_is_settled_from_its_shims_exit_at_
     path.write_text(json.dumps(data))
     got = cli("status", "--json", job["id"])["job"]
     assert (got["status"], got["exitCode"], got["lastLine"]) == ("failed", 3, "bye"), got
-
-
-def _poll(check, timeout: float) -> bool:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
